@@ -1,0 +1,3 @@
+module github.com/reconcile-demo/reconcile-demo/web
+
+go 1.26
