@@ -96,7 +96,6 @@ func (w *World) readyMembers() []Member {
 	return out
 }
 
-
 func sortStrings(s []string) { sort.Strings(s) }
 
 func itoa(n int) string { return strconv.Itoa(n) }

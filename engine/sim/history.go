@@ -5,8 +5,8 @@ import "time"
 // Sample is the state of the reconcile demo at one moment: what was declared
 // and what was observed. History holds one per change.
 type Sample struct {
-	At                        time.Duration
-	Desired                   int
+	At                       time.Duration
+	Desired                  int
 	Running, Pending, Failed int
 }
 

@@ -29,18 +29,18 @@ const (
 	EventNoop      = "noop"      // a step found no difference (desired N, observed M)
 
 	// operator demo
-	EventSpecMembers   = "spec-members"   // Spec.Members changed from M to N
-	EventBackup        = "backup"         // backup Name became present (N=1) or missing (N=0)
-	EventKillMember    = "kill-member"    // member Name was killed
-	EventMemberReady   = "member-ready"   // member Name became ready
-	EventOpRestore     = "op-restore"     // restored from Name
-	EventOpCreate      = "op-create"      // created member Name
-	EventOpElect       = "op-elect"       // elected Name
-	EventOpLeaderLost  = "op-leader-lost" // leader Name was gone
-	EventOpNoBackup    = "op-no-backup"   // backup Name not found: Degraded
-	EventOpWait        = "op-wait"        // waiting for N/M members to be ready
-	EventOpNoop        = "op-noop"        // no difference left
-	EventOpReady       = "op-ready"       // phase became Ready
+	EventSpecMembers  = "spec-members"   // Spec.Members changed from M to N
+	EventBackup       = "backup"         // backup Name became present (N=1) or missing (N=0)
+	EventKillMember   = "kill-member"    // member Name was killed
+	EventMemberReady  = "member-ready"   // member Name became ready
+	EventOpRestore    = "op-restore"     // restored from Name
+	EventOpCreate     = "op-create"      // created member Name
+	EventOpElect      = "op-elect"       // elected Name
+	EventOpLeaderLost = "op-leader-lost" // leader Name was gone
+	EventOpNoBackup   = "op-no-backup"   // backup Name not found: Degraded
+	EventOpWait       = "op-wait"        // waiting for N/M members to be ready
+	EventOpNoop       = "op-noop"        // no difference left
+	EventOpReady      = "op-ready"       // phase became Ready
 )
 
 // eventLog keeps the newest events, at most size of them.

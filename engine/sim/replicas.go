@@ -330,4 +330,3 @@ func (s *ReplicaDemo) History() []Sample { return s.hist.list() }
 
 // Window returns how much virtual time History covers.
 func (s *ReplicaDemo) Window() time.Duration { return s.opt.Window }
-
