@@ -1,0 +1,122 @@
+// Command reconcile-demo serves the interactive demos of the Kubernetes
+// reconcile loop and the Operator pattern.
+//
+// Configuration comes from the environment: ADDR (default 127.0.0.1:8080),
+// MAX_SESSIONS, MAX_SESSIONS_PER_ADDR, SESSION_TTL, FRAME_ANCESTORS and
+// LOG_FORMAT (text or json). See the README.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "reconcile-demo:", err)
+		os.Exit(1)
+	}
+}
+
+// drainTimeout bounds a graceful stop: sockets close with 1012 at once, and
+// the process exits within this even if a peer never answers.
+const drainTimeout = 8 * time.Second
+
+// run serves until ctx ends, then drains and returns.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("no arguments expected; configure with ADDR, MAX_SESSIONS, … (see README)")
+	}
+	cfg, addr, err := config(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { srv.Run(hubCtx); close(hubDone) }()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+	cfg.Logger.Info("serving", "addr", ln.Addr().String())
+
+	select {
+	case err := <-serveErr:
+		stopHub()
+		return err
+	case <-ctx.Done():
+	}
+	cfg.Logger.Info("draining: closing sockets with 1012")
+	stopHub() // readyz fails and every session closes its socket with 1012
+	drainCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	if err := httpSrv.Shutdown(drainCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	select {
+	case <-hubDone:
+	case <-drainCtx.Done():
+		cfg.Logger.Warn("drain timed out; exiting with sessions open")
+	}
+	return nil
+}
+
+func config(getenv func(string) string, stderr io.Writer) (server.Config, string, error) {
+	var cfg server.Config
+	addr := getenv("ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	var opts slog.HandlerOptions
+	switch f := getenv("LOG_FORMAT"); f {
+	case "json":
+		cfg.Logger = slog.New(slog.NewJSONHandler(stderr, &opts))
+	case "", "text":
+		cfg.Logger = slog.New(slog.NewTextHandler(stderr, &opts))
+	default:
+		return cfg, "", fmt.Errorf("LOG_FORMAT %q: want text or json", f)
+	}
+	for _, v := range []struct {
+		name string
+		dst  *int
+	}{{"MAX_SESSIONS", &cfg.MaxSessions}, {"MAX_SESSIONS_PER_ADDR", &cfg.MaxSessionsPerAddr}} {
+		if s := getenv(v.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n <= 0 {
+				return cfg, "", fmt.Errorf("%s %q: want a positive integer", v.name, s)
+			}
+			*v.dst = n
+		}
+	}
+	if s := getenv("SESSION_TTL"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return cfg, "", fmt.Errorf("SESSION_TTL %q: want a positive duration such as 10m", s)
+		}
+		cfg.SessionTTL = d
+	}
+	cfg.FrameAncestors = getenv("FRAME_ANCESTORS")
+	return cfg, addr, nil
+}

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	t "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// Errors of hub.join.
+var (
+	errBusy     = errors.New("over capacity")
+	errMismatch = errors.New("session belongs to another demo")
+	errDraining = errors.New("server draining")
+)
+
+// hub is the registry of live sessions. Its goroutine (run) is the only code
+// that reads or writes the map; others send it requests, as gorilla's chat
+// hub does.
+type hub struct {
+	joins   chan joinReq
+	removes chan *session
+	m       *metrics
+	live    atomic.Int64 // number of live sessions, for cheap reads by pages and readyz
+
+	// Owned by run.
+	sessions map[string]*session
+	perAddr  map[string]int
+	wg       sync.WaitGroup // one per session goroutine
+}
+
+type joinReq struct {
+	id, kind, addr string
+	lang           t.Lang
+	reply          chan joinReply
+}
+
+type joinReply struct {
+	s       *session
+	created bool
+	err     error
+}
+
+func newHub(m *metrics) *hub {
+	return &hub{joins: make(chan joinReq), removes: make(chan *session, 64), m: m,
+		sessions: map[string]*session{}, perAddr: map[string]int{}}
+}
+
+// run serves requests until ctx ends, then waits for every session to end.
+// Sessions watch ctx themselves and close their sockets with 1012.
+func (h *hub) run(ctx context.Context, srv *Server, opt sim.Options) {
+	for {
+		select {
+		case <-ctx.Done():
+			// Keep taking removals so sessions can finish.
+			done := make(chan struct{})
+			go func() { h.wg.Wait(); close(done) }()
+			for {
+				select {
+				case s := <-h.removes:
+					h.drop(s)
+				case r := <-h.joins:
+					r.reply <- joinReply{err: errDraining}
+				case <-done:
+					return
+				}
+			}
+		case s := <-h.removes:
+			h.drop(s)
+		case r := <-h.joins:
+			r.reply <- h.join(ctx, r, srv, opt)
+		}
+	}
+}
+
+func (h *hub) join(ctx context.Context, r joinReq, srv *Server, opt sim.Options) joinReply {
+	if s, ok := h.sessions[r.id]; ok {
+		if s.kind != r.kind {
+			return joinReply{err: errMismatch}
+		}
+		return joinReply{s: s}
+	}
+	if len(h.sessions) >= srv.cfg.MaxSessions || h.perAddr[r.addr] >= srv.cfg.MaxSessionsPerAddr {
+		return joinReply{err: errBusy}
+	}
+	s := newSession(r.id, r.kind, r.lang, r.addr, opt)
+	h.sessions[r.id] = s
+	h.perAddr[r.addr]++
+	h.counted()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		s.run(ctx, srv)
+	}()
+	return joinReply{s: s, created: true}
+}
+
+func (h *hub) drop(s *session) {
+	if h.sessions[s.id] != s {
+		return
+	}
+	delete(h.sessions, s.id)
+	if h.perAddr[s.addr]--; h.perAddr[s.addr] <= 0 {
+		delete(h.perAddr, s.addr)
+	}
+	h.counted()
+}
+
+func (h *hub) counted() {
+	h.live.Store(int64(len(h.sessions)))
+	h.m.sessions.Set(float64(len(h.sessions)))
+}
+
+// remove tells the hub a session has ended. Called by the session itself.
+func (h *hub) remove(s *session) { h.removes <- s }
+
+// joinSession finds the session id of kind, or creates it.
+func (h *hub) joinSession(ctx context.Context, id, kind, addr string, lang t.Lang) (*session, bool, error) {
+	reply := make(chan joinReply, 1)
+	select {
+	case h.joins <- joinReq{id: id, kind: kind, addr: addr, lang: lang, reply: reply}:
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	r := <-reply
+	return r.s, r.created, r.err
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"net/http"
+)
+
+// metrics are the server's Prometheus metrics, on a registry of its own so
+// that tests can run many servers in one process.
+type metrics struct {
+	reg             *prometheus.Registry
+	sessions        prometheus.Gauge
+	sockets         prometheus.Gauge
+	framesSent      prometheus.Counter
+	framesCoalesced prometheus.Counter
+	actions         *prometheus.CounterVec
+	rejected        *prometheus.CounterVec
+	reconciles      *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		sessions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "reconcile_demo_sessions",
+			Help: "Live sessions: one per demo a visitor has open, until it expires."}),
+		sockets: prometheus.NewGauge(prometheus.GaugeOpts{Name: "reconcile_demo_sockets",
+			Help: "Open WebSocket connections."}),
+		framesSent: prometheus.NewCounter(prometheus.CounterOpts{Name: "reconcile_demo_frames_sent_total",
+			Help: "Frames (sets of changed fragments) written to sockets."}),
+		framesCoalesced: prometheus.NewCounter(prometheus.CounterOpts{Name: "reconcile_demo_frames_coalesced_total",
+			Help: "Frames merged into an unsent one because the socket was still busy."}),
+		actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_actions_total",
+			Help: "Accepted visitor actions, by demo and kind."}, []string{"demo", "action"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_rejected_total",
+			Help: "Refused visitor inputs, by reason."}, []string{"reason"}),
+		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_reconciles_total",
+			Help: "Reconciles run by the demos' controllers, by demo."}, []string{"demo"}),
+	}
+	m.reg.MustRegister(m.sessions, m.sockets, m.framesSent, m.framesCoalesced, m.actions, m.rejected, m.reconciles,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func promHandler(m *metrics) http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,180 @@
+// Package server serves the demos: pages, one WebSocket per demo, the
+// sessions that own the simulations, limits, health and metrics.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+)
+
+// Config configures a Server. The zero value is usable.
+type Config struct {
+	// MaxSessions caps live sessions; over it pages answer 503 and new
+	// sockets close with 1013. Defaults to 10000.
+	MaxSessions int
+	// MaxSessionsPerAddr caps live sessions per client address. It is
+	// generous because a whole classroom shares one address behind its NAT.
+	// Defaults to 500.
+	MaxSessionsPerAddr int
+	// SessionTTL is how long a session lives after its last socket closed.
+	// Defaults to 10 minutes.
+	SessionTTL time.Duration
+	// FrameAncestors is the CSP frame-ancestors of the embed routes.
+	// Defaults to "*"; other pages always allow only 'self'.
+	FrameAncestors string
+	// ActionRate and ActionBurst are the token bucket of each socket:
+	// actions per second, and how many may come at once. Default to 20 and 40.
+	ActionRate  float64
+	ActionBurst int
+	// Sim configures the simulations' timing. Zero values take sim's defaults.
+	Sim sim.Options
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 10000
+	}
+	if c.MaxSessionsPerAddr <= 0 {
+		c.MaxSessionsPerAddr = 500
+	}
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = 10 * time.Minute
+	}
+	if c.FrameAncestors == "" {
+		c.FrameAncestors = "*"
+	}
+	if c.ActionRate <= 0 {
+		c.ActionRate = 20
+	}
+	if c.ActionBurst <= 0 {
+		c.ActionBurst = 40
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Server serves the demos. Create it with New, serve Handler, and run Run
+// for as long as it serves; cancel Run's context to drain.
+type Server struct {
+	cfg      Config
+	opt      sim.Options
+	log      *slog.Logger
+	metrics  *metrics
+	hub      *hub
+	assets   map[string]*asset
+	draining atomic.Bool
+	running  chan struct{} // closed when Run has started the hub
+}
+
+// New returns a server. It starts no goroutine: Run does.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	m := newMetrics()
+	assets, err := loadAssets()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, opt: cfg.Sim, log: cfg.Logger, metrics: m, hub: newHub(m), assets: assets,
+		running: make(chan struct{})}, nil
+}
+
+// Run runs the session registry until ctx ends. Then it drains: /readyz
+// fails at once, every socket closes with 1012 (htmx-ext-ws reconnects,
+// and the page's snapshot rebuilds the demo on whichever process answers),
+// and Run returns when every session has ended.
+func (s *Server) Run(ctx context.Context) {
+	go func() {
+		<-ctx.Done()
+		s.draining.Store(true)
+	}()
+	close(s.running)
+	s.hub.run(ctx, s, s.opt)
+}
+
+// Draining reports whether the server has begun to drain.
+func (s *Server) Draining() bool { return s.draining.Load() }
+
+// Handler returns the server's routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.page("/", "reconcile", "operator"))
+	mux.HandleFunc("GET /reconcile", s.page("/reconcile", "reconcile"))
+	mux.HandleFunc("GET /operator", s.page("/operator", "operator"))
+	mux.HandleFunc("GET /embed/reconcile", s.embed("/embed/reconcile", "reconcile"))
+	mux.HandleFunc("GET /embed/operator", s.embed("/embed/operator", "operator"))
+	mux.HandleFunc("GET /ws", s.serveWS)
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.metricsHandler())
+	mux.HandleFunc("GET /static/{name}", s.serveStatic)
+	mux.HandleFunc("/", s.notFound)
+	return mux
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("ok\n"))
+}
+
+// readyz fails while draining or at capacity, so a load balancer sends new
+// visitors elsewhere.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	switch {
+	case s.draining.Load():
+		http.Error(w, "draining", http.StatusServiceUnavailable)
+	case s.hub.live.Load() >= int64(s.cfg.MaxSessions):
+		http.Error(w, "at capacity", http.StatusServiceUnavailable)
+	default:
+		select {
+		case <-s.running:
+			w.Write([]byte("ready\n"))
+		default:
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+		}
+	}
+}
+
+// newSID returns a 128-bit random session id, hex-encoded.
+func newSID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never returns an error (crypto/rand, Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// validSID reports whether id looks like one newSID made: 32 lowercase hex
+// digits. Anything else is refused before it reaches the registry.
+func validSID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// clientAddr is the address per-address limits count: the peer's IP.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

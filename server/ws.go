@@ -1,0 +1,171 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	t "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// maxStrikes is how much refused input a socket may send before it is
+// closed with 1008. Each refusal is a strike; strikes fade at one per
+// second, so a visitor who mistypes is never cut off, and a script is.
+const maxStrikes = 20
+
+// upgrader accepts same-origin sockets only. Buffers are small: frames are a
+// few KB and the pool shares write buffers between idle sockets.
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  1024,
+	WriteBufferSize: 4096,
+	WriteBufferPool: &writePool,
+	CheckOrigin:     sameOrigin,
+}
+
+var writePool = websocketPool{}
+
+// sameOrigin accepts a request without Origin (not a browser: no page of
+// another site can make it) or with an Origin whose host is the request's.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+// serveWS attaches a socket to the session its query names, creating the
+// session when it does not exist on this process (a new page, a forged id,
+// or a page coming back after a restart: it then sends its snapshot).
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	kind, sid := q.Get("demo"), q.Get("sid")
+	if kind != "reconcile" && kind != "operator" {
+		http.Error(w, "unknown demo", http.StatusBadRequest)
+		return
+	}
+	if !validSID(sid) {
+		http.Error(w, "malformed session id", http.StatusBadRequest)
+		return
+	}
+	if !sameOrigin(r) {
+		s.metrics.rejected.WithLabelValues(reasonOrigin).Inc()
+		http.Error(w, "cross-origin WebSocket refused", http.StatusForbidden)
+		return
+	}
+	lang := t.ParseLang(q.Get("lang"))
+	sess, _, err := s.hub.joinSession(r.Context(), sid, kind, clientAddr(r), lang)
+	if errors.Is(err, errMismatch) {
+		http.Error(w, "session belongs to another demo", http.StatusBadRequest)
+		return
+	}
+	ws, uerr := upgrader.Upgrade(w, r, nil)
+	if uerr != nil {
+		return // the upgrader has answered
+	}
+	if err != nil {
+		code, reason := closeTryAgainLater, "over capacity, try again later"
+		if errors.Is(err, errDraining) || r.Context().Err() != nil {
+			code, reason = closeServiceRestart, "server restarting"
+		}
+		ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(writeWait))
+		ws.Close()
+		return
+	}
+	c := newWSConn(ws)
+	s.metrics.sockets.Inc()
+	defer s.metrics.sockets.Dec()
+	go c.writePump(s.metrics)
+	select {
+	case sess.attach <- c:
+	case <-sess.done:
+		// The session ended between join and attach (expired, or the server
+		// drains): the page reconnects and gets a new one.
+		c.closeWith(closeServiceRestart, "session ended")
+		return
+	}
+	s.readPump(c, sess)
+	select {
+	case sess.detach <- c:
+	case <-sess.done:
+	}
+}
+
+// readPump reads the socket until it fails or is closed. It is the only
+// reader. It refuses what is not a well-formed action (with a fragment the
+// session shows, and a strike), and passes the rest to the session.
+func (s *Server) readPump(c *wsConn, sess *session) {
+	defer c.closeWith(closeNormal, "")
+	ws := c.ws
+	ws.SetReadLimit(maxMessage)
+	ws.SetReadDeadline(time.Now().Add(pongWait))
+	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(pongWait)) })
+	bucket := newBucket(s.cfg.ActionRate, s.cfg.ActionBurst)
+	var strikes float64
+	last := time.Now()
+	for {
+		mt, msg, err := ws.ReadMessage()
+		if err != nil {
+			if errors.Is(err, websocket.ErrReadLimit) {
+				s.metrics.rejected.WithLabelValues(reasonTooBig).Inc()
+				c.closeWith(closeTooBig, "message too big")
+			}
+			return
+		}
+		now := time.Now()
+		ws.SetReadDeadline(now.Add(pongWait))
+		if mt != websocket.TextMessage {
+			s.metrics.rejected.WithLabelValues(reasonBinary).Inc()
+			c.closeWith(closeUnsupported, "binary messages are not accepted")
+			return
+		}
+		var cmd command
+		if bucket.allow(now) {
+			cmd = decodeCommand(sess.kind, msg)
+		} else {
+			cmd = refuse(reasonRate, "err.rate")
+		}
+		if cmd.reject != nil {
+			strikes = max(0, strikes-now.Sub(last).Seconds()) + 1
+			last = now
+			if strikes >= maxStrikes {
+				s.metrics.rejected.WithLabelValues(cmd.reject.Reason).Inc()
+				c.closeWith(closePolicy, "too many refused messages")
+				return
+			}
+		}
+		select {
+		case sess.cmds <- cmd:
+		case <-sess.done:
+			return
+		}
+	}
+}
+
+// bucket is a token bucket: rate tokens a second, at most burst.
+type bucket struct {
+	rate, burst, tokens float64
+	last                time.Time
+}
+
+func newBucket(rate float64, burst int) *bucket {
+	return &bucket{rate: rate, burst: float64(burst), tokens: float64(burst), last: time.Now()}
+}
+
+func (b *bucket) allow(now time.Time) bool {
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}

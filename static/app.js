@@ -1,0 +1,149 @@
+// The page's own behaviour, beside htmx and its WebSocket extension:
+// connection state, the snapshot kept for restarts, focus kept across
+// swaps, keyboard shortcuts, the help dialog and iframe auto-height.
+(function () {
+  'use strict';
+
+  var demos = function () { return Array.prototype.slice.call(document.querySelectorAll('[data-demo]')); };
+  var active = null; // the demo shortcuts act on: the last one touched
+
+  function demoOf(el) { return el && el.closest ? el.closest('[data-demo]') : null; }
+
+  // Connection indicator: data-state is connecting|open|closed.
+  function setConn(demo, state) {
+    var c = demo.querySelector('[data-testid="connection"]');
+    if (!c) return;
+    c.setAttribute('data-state', state);
+    var text = c.querySelector('.conn-text');
+    if (text) text.textContent = text.getAttribute('data-text-' + state) || state;
+  }
+
+  // Snapshots: the server sends one with every frame; the page keeps the
+  // newest per session and sends it back when its socket opens again, so a
+  // restarted or different server process rebuilds the demo.
+  function snapKey(demo) { return 'snap:' + demo.getAttribute('data-sid'); }
+  function carryKey(demo) { return 'carry:' + demo.getAttribute('data-demo'); }
+  function store(key, value) { try { sessionStorage.setItem(key, value); } catch (e) { /* storage off: no restore */ } }
+  function load(key) { try { return sessionStorage.getItem(key); } catch (e) { return null; } }
+  function drop(key) { try { sessionStorage.removeItem(key); } catch (e) { /* ignore */ } }
+
+  function keepSnapshot(demo) {
+    var el = demo.querySelector('[data-snapshot]');
+    if (el && el.getAttribute('data-snapshot')) store(snapKey(demo), el.getAttribute('data-snapshot'));
+  }
+
+  document.addEventListener('htmx:wsConnecting', function (e) {
+    var d = demoOf(e.target); if (d) setConn(d, 'connecting');
+  });
+  document.addEventListener('htmx:wsOpen', function (e) {
+    var d = demoOf(e.target); if (!d) return;
+    setConn(d, 'open');
+    var snap = load(snapKey(d));
+    var carried = false;
+    if (!snap) { snap = load(carryKey(d)); carried = !!snap; }
+    if (snap) {
+      try {
+        e.detail.socketWrapper.send(JSON.stringify({ action: 'restore', snapshot: JSON.parse(snap) }));
+      } catch (err) { /* a bad stored value: start afresh */ }
+      if (carried) drop(carryKey(d));
+    }
+  });
+  document.addEventListener('htmx:wsClose', function (e) {
+    var d = demoOf(e.target); if (d) setConn(d, 'closed');
+  });
+
+  // Keep focus and log scroll across swaps: htmx-ext-ws replaces whole
+  // elements, which would drop the focus of the button just pressed.
+  var focusId = null;
+  var logAtEnd = {};
+  document.addEventListener('htmx:wsBeforeMessage', function (e) {
+    var a = document.activeElement;
+    focusId = a && a.id && a !== document.body ? a.id : null;
+    var d = demoOf(e.target); if (!d) return;
+    var log = d.querySelector('.log-lines');
+    logAtEnd[d.id] = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+  });
+  document.addEventListener('htmx:wsAfterMessage', function (e) {
+    var d = demoOf(e.target); if (!d) return;
+    keepSnapshot(d);
+    if (focusId && (!document.activeElement || document.activeElement === document.body)) {
+      var el = document.getElementById(focusId);
+      if (el && !el.disabled) el.focus({ preventScroll: true });
+    }
+    var log = d.querySelector('.log-lines');
+    if (log && logAtEnd[d.id] !== false) log.scrollTop = log.scrollHeight;
+  });
+
+  // Moving to another page of the site (language, mode, the other demo)
+  // carries the demos along.
+  document.addEventListener('click', function (e) {
+    var a = e.target.closest && e.target.closest('.site-head a');
+    if (!a) return;
+    demos().forEach(function (d) {
+      var s = load(snapKey(d)); if (s) store(carryKey(d), s);
+    });
+  });
+
+  // Keyboard shortcuts for a presenter.
+  document.addEventListener('pointerdown', function (e) { var d = demoOf(e.target); if (d) active = d; }, true);
+  document.addEventListener('focusin', function (e) { var d = demoOf(e.target); if (d) active = d; });
+
+  function typing(el) {
+    if (!el) return false;
+    var tag = el.tagName;
+    if (el.isContentEditable || tag === 'TEXTAREA' || tag === 'SELECT') return true;
+    return tag === 'INPUT' && !/^(button|checkbox|radio|range|submit|reset)$/i.test(el.type);
+  }
+
+  function press(demo, selector) {
+    var b = demo.querySelector(selector);
+    if (b && !b.disabled) { b.click(); return true; }
+    return false;
+  }
+
+  document.addEventListener('keydown', function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing(e.target)) return;
+    var help = document.getElementById('help');
+    if (e.key === '?') {
+      if (help && !help.open) { help.showModal(); e.preventDefault(); }
+      return;
+    }
+    if (help && help.open) return;
+    var demo = active && document.body.contains(active) ? active : demos()[0];
+    if (!demo) return;
+    var done = false;
+    switch (e.key) {
+      case '+': case '=': done = press(demo, '[data-key="+"]'); break;
+      case '-': case '_': done = press(demo, '[data-key="-"]'); break;
+      case 'k': case 'K': done = press(demo, '[data-testid="kill"]:not([disabled]), [data-testid="kill-member"]:not([disabled])'); break;
+      case 'c': case 'C': done = press(demo, '[data-key="c"]'); break;
+      case 's': case 'S': done = press(demo, '[data-key="s"]'); break;
+      case 'r': case 'R': done = press(demo, '[data-key="r"]'); break;
+      case ' ':
+        // Space on a focused button presses that button, as it should.
+        if (e.target.tagName === 'BUTTON' || e.target.tagName === 'A') return;
+        done = press(demo, '[data-key=" "]');
+        break;
+    }
+    if (done) e.preventDefault();
+  });
+
+  document.addEventListener('click', function (e) {
+    if (e.target.closest && e.target.closest('[data-help-open]')) {
+      var help = document.getElementById('help');
+      if (help && !help.open) help.showModal();
+    }
+  });
+
+  // Inside an iframe, tell the parent our height whenever it changes.
+  if (document.body.classList.contains('embed') && window.parent !== window && window.ResizeObserver) {
+    var lastHeight = 0;
+    new ResizeObserver(function () {
+      var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (h !== lastHeight) {
+        lastHeight = h;
+        window.parent.postMessage({ type: 'reconcile-demo:resize', height: h }, '*');
+      }
+    }).observe(document.documentElement);
+  }
+})();
