@@ -1,0 +1,79 @@
+# The two commands a newcomer needs:
+#   make run    serve the demo on $ADDR (default 127.0.0.1:8080); needs only Go
+#   make test   everything CI checks; installs what it needs (npm ci, Chromium)
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := run
+
+GO       ?= go
+ADDR     ?= 127.0.0.1:8080
+CHROMIUM ?= /usr/bin/chromium
+BIN      := bin/reconcile-demo
+
+.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen bench fuzz
+
+run:
+	ADDR=$(ADDR) $(GO) run ./cmd/reconcile-demo
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/reconcile-demo
+
+test: lint gotest check-generated check-vendor e2e
+
+vet:
+	$(GO) vet ./...
+
+lint: vet
+	@out=$$(git ls-files '*.go' | grep -v '_templ.go$$' | xargs gofmt -l); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+gotest:
+	$(GO) test -race -count=1 ./...
+
+# templ output is committed; regenerate and fail if anything differs.
+generate:
+	$(GO) tool templ generate
+
+check-generated: generate
+	@if [ -n "$$(git status --porcelain -- templates)" ]; then \
+	  echo "generated templ files are stale: run 'make generate' and commit"; \
+	  git status --porcelain -- templates; git diff --stat -- templates; exit 1; fi
+
+# htmx and htmx-ext-ws are vendored into static/ from the npm pins.
+web-deps: web/node_modules/.package-lock.json
+
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+
+vendor: web-deps
+	cp web/node_modules/htmx.org/dist/htmx.min.js static/htmx.min.js
+	cp web/node_modules/htmx-ext-ws/dist/ws.min.js static/ws.min.js
+
+check-vendor: web-deps
+	@cmp web/node_modules/htmx.org/dist/htmx.min.js static/htmx.min.js || \
+	  { echo "static/htmx.min.js differs from the pinned htmx.org: run 'make vendor'"; exit 1; }
+	@cmp web/node_modules/htmx-ext-ws/dist/ws.min.js static/ws.min.js || \
+	  { echo "static/ws.min.js differs from the pinned htmx-ext-ws: run 'make vendor'"; exit 1; }
+
+# Debian's Chromium: Playwright cannot download its own browser here.
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	fi
+
+e2e-deps: web-deps chromium build
+
+e2e: e2e-deps
+	cd web && CHROMIUM=$(CHROMIUM) npx playwright test
+
+# Screenshots to look at (desktop, projector, phone, iframe) in web/screenshots.
+screenshots: e2e-deps
+	@ADDR=127.0.0.1:8097 $(BIN) & pid=$$!; trap "kill $$pid" EXIT; \
+	for i in $$(seq 50); do curl -sf http://127.0.0.1:8097/readyz >/dev/null && break; sleep 0.1; done; \
+	cd web && node scripts/shots.mjs http://127.0.0.1:8097 screenshots
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzReplicaDemo -fuzztime=30s ./engine/sim/
+	$(GO) test -run='^$$' -fuzz=FuzzOperatorDemo -fuzztime=30s ./engine/sim/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeCommand -fuzztime=30s ./server/
