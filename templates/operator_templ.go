@@ -828,7 +828,7 @@ func OpStatus(p *OperatorProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "</h4><table class=\"conditions\" data-testid=\"conditions\"><thead><tr><th scope=\"col\">type</th><th scope=\"col\">status</th><th scope=\"col\">reason</th><th scope=\"col\">lastTransitionTime</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "</h4><table class=\"conditions\" data-testid=\"conditions\"><thead><tr><th scope=\"col\">type</th><th scope=\"col\">status</th><th scope=\"col\">reason</th><th scope=\"col\">last<wbr>Transition<wbr>Time</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

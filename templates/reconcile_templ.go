@@ -753,7 +753,7 @@ func RcDiff(p *ReconcileProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var43 = []any{"diff", templ.KV("diff-ok", p.Diff.Converged), templ.KV("diff-need", !p.Diff.Converged)}
+			var templ_7745c5c3_Var43 = []any{"diff", templ.KV("diff-ok", p.Diff.Converged), templ.KV("diff-need", !p.Diff.Converged && p.Diff.Key == "rc.diff.need"), templ.KV("diff-wait", !p.Diff.Converged && p.Diff.Key != "rc.diff.need")}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var43...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -774,7 +774,7 @@ func RcDiff(p *ReconcileProps) templ.Component {
 			var templ_7745c5c3_Var45 string
 			templ_7745c5c3_Var45, templ_7745c5c3_Err = templruntime.NewAttributeExpression(boolStr(p.Diff.Converged)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/reconcile.templ`, Line: 74, Col: 178}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/reconcile.templ`, Line: 74, Col: 284}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var45)
 			if templ_7745c5c3_Err != nil {
