@@ -69,7 +69,7 @@ var catalog = map[string]msg{
 	"nav.both":           {"両方", "Both"},
 	"nav.reconcile":      {"調整ループ", "Reconcile loop"},
 	"nav.operator":       {"Operator", "Operator"},
-	"nav.lang":           {"English", "日本語"},
+	"nav.lang":           {"English", "Japanese"},
 	"nav.lang.label":     {"言語を切り替え", "Switch language"},
 	"nav.present":        {"投影モード", "Projector mode"},
 	"nav.present.label":  {"投影モード(大きな文字・高コントラスト)", "Projector mode (large type, high contrast)"},
