@@ -9,12 +9,16 @@ import (
 // MaxMembers bounds Spec.Members and a restored world.
 const MaxMembers = 7
 
+// MaxSeq bounds the sequence number a restored world may carry, as
+// reconcile.MaxSeq does.
+const MaxSeq = 1 << 50
+
 // RestoreWorld rebuilds a world from its members, the sequence number of the
 // last member created, and its present backups. Every member name must be
 // prefix-N with 1 <= N <= seq and unique. It returns an error and no world
 // when any of that does not hold.
 func RestoreWorld(prefix string, members []Member, seq int, backups []string) (*World, error) {
-	if seq < 0 || seq > 1<<30 {
+	if seq < 0 || seq > MaxSeq {
 		return nil, fmt.Errorf("restore world: seq %d out of range", seq)
 	}
 	if len(members) > 4*MaxMembers {

@@ -47,6 +47,11 @@ func (c *Controller) Would(cl *Cluster) (deleteFailed, create, deleteExcess int)
 	return deleteFailed, create, deleteExcess
 }
 
+// MaxSeq bounds the sequence number a restored cluster may carry. It is far
+// beyond what a demo can reach (a few creations a second for the life of
+// the virtual clock), and far below overflow.
+const MaxSeq = 1 << 50
+
 // MaxPods bounds a restored cluster: no snapshot may hold more pods than this.
 const MaxPods = 64
 
@@ -55,7 +60,7 @@ const MaxPods = 64
 // phase one of Pending, Running, Failed. It returns an error and no cluster
 // when any of that does not hold.
 func Restore(pods []Pod, seq int) (*Cluster, error) {
-	if seq < 0 || seq > 1<<30 {
+	if seq < 0 || seq > MaxSeq {
 		return nil, fmt.Errorf("restore cluster: seq %d out of range", seq)
 	}
 	if len(pods) > MaxPods {

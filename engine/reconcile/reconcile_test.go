@@ -527,7 +527,7 @@ func TestRestore(t *testing.T) {
 		{"name at seq", []Pod{{"pod-5", Running}}, 5, false},
 		{"max pods", maxPods(MaxPods), MaxPods, false},
 		{"negative seq", nil, -1, true},
-		{"huge seq", nil, 1<<30 + 1, true},
+		{"huge seq", nil, MaxSeq + 1, true},
 		{"too many pods", maxPods(MaxPods + 1), MaxPods + 1, true},
 		{"name beyond seq", []Pod{{"pod-4", Running}}, 3, true},
 		{"pod-0", []Pod{{"pod-0", Running}}, 3, true},

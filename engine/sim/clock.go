@@ -99,6 +99,19 @@ type clock struct {
 	speed  Speed
 }
 
+// maxClock bounds virtual time (about 31 years): a demo that reached it would
+// stop, and every snapshot it writes stays restorable.
+const maxClock = time.Duration(maxSnapshotNow) * time.Millisecond
+
+// maxAdvance bounds one Advance: a session that slept longer than a day
+// catches up one day, which is more than any session lives unwatched.
+const maxAdvance = 24 * time.Hour
+
+// advanceTarget returns the virtual time d of the caller's time leads to.
+func (c *clock) advanceTarget(d time.Duration) time.Duration {
+	return min(c.now+c.speed.Scale(min(d, maxAdvance)), maxClock)
+}
+
 // nextTick returns the first multiple of cadence strictly after now.
 func nextTick(now, cadence time.Duration) time.Duration {
 	return (now/cadence + 1) * cadence

@@ -105,7 +105,7 @@ func (s *OperatorDemo) Advance(d time.Duration) {
 	if s.clock.paused || d <= 0 {
 		return
 	}
-	target := s.clock.now + s.clock.speed.Scale(d)
+	target := s.clock.advanceTarget(d)
 	for {
 		at, member, ok := s.nextEvent()
 		if !ok || at > target {
@@ -124,6 +124,11 @@ func (s *OperatorDemo) Advance(d time.Duration) {
 		}
 	}
 	s.clock.now = target
+	if s.tickAt <= s.clock.now {
+		// A tick due exactly now was skipped (idle or off): the next one is
+		// the next multiple, as a demo restored at this instant would have it.
+		s.tickAt = nextTick(s.clock.now, s.opt.Cadence)
+	}
 	s.hist.trim(s.clock.now, s.opt.Window)
 }
 

@@ -93,7 +93,7 @@ func (s *ReplicaDemo) Advance(d time.Duration) {
 	if s.clock.paused || d <= 0 {
 		return
 	}
-	target := s.clock.now + s.clock.speed.Scale(d)
+	target := s.clock.advanceTarget(d)
 	for {
 		at, pod, ok := s.nextEvent()
 		if !ok || at > target {
@@ -108,6 +108,11 @@ func (s *ReplicaDemo) Advance(d time.Duration) {
 		}
 	}
 	s.clock.now = target
+	if s.tickAt <= s.clock.now {
+		// A tick due exactly now was skipped (idle or off): the next one is
+		// the next multiple, as a demo restored at this instant would have it.
+		s.tickAt = nextTick(s.clock.now, s.opt.Cadence)
+	}
 	s.hist.trim(s.clock.now, s.opt.Window)
 }
 

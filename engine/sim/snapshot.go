@@ -13,9 +13,10 @@ import (
 // reads. A snapshot of another version is refused.
 const SnapshotVersion = 1
 
-// maxSnapshotNow bounds a snapshot's virtual clock: about 11 days, far more
-// than a tab stays open, far less than overflows anything.
-const maxSnapshotNow = int64(1e9)
+// maxSnapshotNow bounds a snapshot's virtual clock in milliseconds: about 31
+// years, which the clock never passes (maxClock), far less than overflows a
+// time.Duration.
+const maxSnapshotNow = int64(1e12)
 
 // ReplicaSnapshot is the reconcile demo as the page keeps it: what was
 // declared and what was observed. Times are virtual milliseconds.
