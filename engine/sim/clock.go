@@ -116,3 +116,83 @@ func (c *clock) advanceTarget(d time.Duration) time.Duration {
 func nextTick(now, cadence time.Duration) time.Duration {
 	return (now/cadence + 1) * cadence
 }
+
+// timeline is what both demos schedule on: the virtual clock, the things
+// waiting to start (pods or members) and the controller's cadence ticks.
+type timeline struct {
+	clock
+	cadence time.Duration
+	// startAt holds, for everything not started yet and only those, when it
+	// starts.
+	startAt map[string]time.Duration
+	// tickAt is the next cadence tick not yet considered; ticks while the
+	// controller is off or would do nothing are skipped.
+	tickAt time.Duration
+}
+
+func newTimeline(c clock, cadence time.Duration) timeline {
+	return timeline{clock: c, cadence: cadence, startAt: map[string]time.Duration{}, tickAt: nextTick(c.now, cadence)}
+}
+
+// next returns the next thing that happens by itself: a start (name set)
+// or, when ticking, a tick (name empty). At equal times starts come first, in
+// name order, so the controller sees what kubelet reported.
+func (tl *timeline) next(ticking bool) (at time.Duration, name string, ok bool) {
+	for n, t := range tl.startAt {
+		if !ok || t < at || (t == at && n < name) {
+			at, name, ok = t, n, true
+		}
+	}
+	if ticking {
+		if tl.tickAt < tl.now {
+			tl.tickAt = nextTick(tl.now, tl.cadence)
+		}
+		if !ok || tl.tickAt < at {
+			return tl.tickAt, "", true
+		}
+	}
+	return at, name, ok
+}
+
+// advance lets d of the caller's time pass (scaled by the speed, none while
+// paused), calling start and tick as their times come. ticking is asked
+// again before each event, since each may change the answer.
+func (tl *timeline) advance(d time.Duration, ticking func() bool, start func(name string), tick func()) {
+	if tl.paused || d <= 0 {
+		return
+	}
+	target := tl.advanceTarget(d)
+	for {
+		at, name, ok := tl.next(ticking())
+		if !ok || at > target {
+			break
+		}
+		tl.now = at
+		if name != "" {
+			delete(tl.startAt, name)
+			start(name)
+		} else {
+			tl.tickAt = at + tl.cadence
+			tick()
+		}
+	}
+	tl.now = target
+	if tl.tickAt <= tl.now {
+		// A tick due exactly now was skipped (idle or off): the next one is
+		// the next multiple, as a demo restored at this instant would have it.
+		tl.tickAt = nextTick(tl.now, tl.cadence)
+	}
+}
+
+// nextDue returns how much of the caller's time may pass before something
+// happens by itself, and false when nothing will.
+func (tl *timeline) nextDue(ticking bool) (time.Duration, bool) {
+	if tl.paused {
+		return 0, false
+	}
+	at, _, ok := tl.next(ticking)
+	if !ok {
+		return 0, false
+	}
+	return tl.speed.Unscale(at - tl.now), true
+}

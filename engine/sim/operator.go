@@ -48,13 +48,11 @@ type MemberView struct {
 // chapter's Status.
 type OperatorDemo struct {
 	opt        Options
-	clock      clock
+	tl         timeline // startAt holds the members not ready yet
 	res        operator.Resource
 	world      *operator.World
 	op         *operator.Operator
 	on         bool
-	startAt    map[string]time.Duration // every member not ready yet, and only those
-	tickAt     time.Duration
 	conds      []operator.Condition
 	last       *OpReport
 	reconciles int
@@ -72,14 +70,12 @@ func NewOperatorDemo(opt Options, controllerOn bool) *OperatorDemo {
 }
 
 func (s *OperatorDemo) init(members int, backup, on bool, c clock) {
-	s.clock = c
+	s.tl = newTimeline(c, s.opt.Cadence)
 	s.res = operator.Resource{Spec: operator.Spec{Name: OperatorName, Members: members, RestoreFrom: OperatorBackup}}
 	s.world = operator.NewWorld()
 	s.world.SetBackup(OperatorBackup, backup)
 	s.op = operator.New()
 	s.on = on
-	s.startAt = map[string]time.Duration{}
-	s.tickAt = nextTick(c.now, s.opt.Cadence)
 	s.conds = operator.InitialConditions(c.now)
 	s.last = nil
 	s.log = eventLog{size: s.opt.LogSize}
@@ -94,7 +90,7 @@ func (s *OperatorDemo) init(members int, backup, on bool, c clock) {
 // the log start again; the Spec, the backup switch, the controller switch
 // and the pace stay.
 func (s *OperatorDemo) Reset() {
-	s.init(s.res.Spec.Members, s.world.HasBackup(OperatorBackup), s.on, s.clock)
+	s.init(s.res.Spec.Members, s.world.HasBackup(OperatorBackup), s.on, s.tl.clock)
 	s.logEvent(Event{Kind: EventReset})
 }
 
@@ -102,63 +98,20 @@ func (s *OperatorDemo) Reset() {
 // move per cadence tick while the controller is on and a move would change
 // something; members become ready StartDelay after their creation.
 func (s *OperatorDemo) Advance(d time.Duration) {
-	if s.clock.paused || d <= 0 {
-		return
-	}
-	target := s.clock.advanceTarget(d)
-	for {
-		at, member, ok := s.nextEvent()
-		if !ok || at > target {
-			break
-		}
-		s.clock.now = at
-		if member != "" {
-			delete(s.startAt, member)
-			if s.world.Start(member) {
-				s.logEvent(Event{Kind: EventMemberReady, Name: member})
-			}
-			s.changed()
-		} else {
-			s.tickAt = at + s.opt.Cadence
-			s.reconcile("tick")
-		}
-	}
-	s.clock.now = target
-	if s.tickAt <= s.clock.now {
-		// A tick due exactly now was skipped (idle or off): the next one is
-		// the next multiple, as a demo restored at this instant would have it.
-		s.tickAt = nextTick(s.clock.now, s.opt.Cadence)
-	}
-	s.hist.trim(s.clock.now, s.opt.Window)
+	s.tl.advance(d, s.ticking, s.start, func() { s.reconcile("tick") })
+	s.hist.trim(s.tl.now, s.opt.Window)
 }
 
 // NextDue is ReplicaDemo.NextDue for the operator demo.
-func (s *OperatorDemo) NextDue() (time.Duration, bool) {
-	if s.clock.paused {
-		return 0, false
-	}
-	at, _, ok := s.nextEvent()
-	if !ok {
-		return 0, false
-	}
-	return s.clock.speed.Unscale(at - s.clock.now), true
-}
+func (s *OperatorDemo) NextDue() (time.Duration, bool) { return s.tl.nextDue(s.ticking()) }
 
-func (s *OperatorDemo) nextEvent() (at time.Duration, member string, ok bool) {
-	for name, t := range s.startAt {
-		if !ok || t < at || (t == at && name < member) {
-			at, member, ok = t, name, true
-		}
+func (s *OperatorDemo) ticking() bool { return s.on && s.wouldChange() }
+
+func (s *OperatorDemo) start(member string) {
+	if s.world.Start(member) {
+		s.logEvent(Event{Kind: EventMemberReady, Name: member})
 	}
-	if s.on && s.wouldChange() {
-		if s.tickAt < s.clock.now {
-			s.tickAt = nextTick(s.clock.now, s.opt.Cadence)
-		}
-		if !ok || s.tickAt < at {
-			return s.tickAt, "", true
-		}
-	}
-	return at, member, ok
+	s.changed()
 }
 
 // wouldChange reports whether the next Reconcile would make a move or write
@@ -195,12 +148,12 @@ func (s *OperatorDemo) reconcile(trigger string) OpReport {
 		s.op.Log = append(s.op.Log[:0], s.op.Log[n-maxOperatorLog:]...)
 	}
 	s.reconciles++
-	r := OpReport{At: s.clock.now, Trigger: trigger, Plan: plan, Action: act, Phase: s.res.Status.Phase}
+	r := OpReport{At: s.tl.now, Trigger: trigger, Plan: plan, Action: act, Phase: s.res.Status.Phase}
 	switch act.Kind {
 	case "restore":
 		s.logEvent(Event{Kind: EventOpRestore, Name: act.Target})
 	case "create":
-		s.startAt[act.Target] = s.clock.now + s.opt.StartDelay
+		s.tl.startAt[act.Target] = s.tl.now + s.opt.StartDelay
 		s.logEvent(Event{Kind: EventOpCreate, Name: act.Target, N: len(s.world.Members()), M: s.res.Spec.Members})
 	case "elect":
 		if before.Leader != "" {
@@ -221,7 +174,7 @@ func (s *OperatorDemo) reconcile(trigger string) OpReport {
 			}
 		}
 	}
-	s.conds = operator.UpdateConditions(s.conds, &s.res, s.clock.now)
+	s.conds = operator.UpdateConditions(s.conds, &s.res, s.tl.now)
 	s.last = &r
 	s.changed()
 	return r
@@ -258,7 +211,7 @@ func (s *OperatorDemo) Kill(name string) error {
 	for _, m := range s.world.Members() {
 		if m.Name == name {
 			s.world.Kill(name)
-			delete(s.startAt, name)
+			delete(s.tl.startAt, name)
 			s.logEvent(Event{Kind: EventKillMember, Name: name})
 			return nil
 		}
@@ -280,27 +233,27 @@ func (s *OperatorDemo) SetController(on bool) {
 }
 
 // SetPaused stops or resumes virtual time.
-func (s *OperatorDemo) SetPaused(p bool) { s.clock.paused = p }
+func (s *OperatorDemo) SetPaused(p bool) { s.tl.paused = p }
 
 // SetSpeed sets how fast virtual time runs.
 func (s *OperatorDemo) SetSpeed(sp Speed) {
 	if sp >= Half && sp <= Double {
-		s.clock.speed = sp
+		s.tl.speed = sp
 	}
 }
 
 func (s *OperatorDemo) changed() {
-	s.hist.record(PhaseSample{At: s.clock.now, Phase: s.res.Status.Phase.String()},
-		func(a, b PhaseSample) bool { return a.Phase == b.Phase }, s.clock.now, s.opt.Window)
+	s.hist.record(PhaseSample{At: s.tl.now, Phase: s.res.Status.Phase.String()},
+		func(a, b PhaseSample) bool { return a.Phase == b.Phase }, s.tl.now, s.opt.Window)
 }
 
 func (s *OperatorDemo) logEvent(e Event) {
-	e.At = s.clock.now
+	e.At = s.tl.now
 	s.log.add(e)
 }
 
 // Now returns the virtual time since the demo began.
-func (s *OperatorDemo) Now() time.Duration { return s.clock.now }
+func (s *OperatorDemo) Now() time.Duration { return s.tl.now }
 
 // Resource returns a copy of the resource: Spec and Status.
 func (s *OperatorDemo) Resource() operator.Resource { return s.res }
@@ -312,10 +265,10 @@ func (s *OperatorDemo) Backup() bool { return s.world.HasBackup(OperatorBackup) 
 func (s *OperatorDemo) Controller() bool { return s.on }
 
 // Paused reports whether virtual time is stopped.
-func (s *OperatorDemo) Paused() bool { return s.clock.paused }
+func (s *OperatorDemo) Paused() bool { return s.tl.paused }
 
 // Speed returns the pace.
-func (s *OperatorDemo) Speed() Speed { return s.clock.speed }
+func (s *OperatorDemo) Speed() Speed { return s.tl.speed }
 
 // Members returns the members sorted by name, the leader marked.
 func (s *OperatorDemo) Members() []MemberView {
@@ -323,8 +276,8 @@ func (s *OperatorDemo) Members() []MemberView {
 	out := make([]MemberView, len(ms))
 	for i, m := range ms {
 		out[i] = MemberView{Name: m.Name, Ready: m.Ready, Leader: m.Name == s.res.Status.Leader}
-		if t, ok := s.startAt[m.Name]; ok {
-			out[i].StartsIn = t - s.clock.now
+		if t, ok := s.tl.startAt[m.Name]; ok {
+			out[i].StartsIn = t - s.tl.now
 		}
 	}
 	return out

@@ -34,16 +34,11 @@ type PodView struct {
 // controller that keeps desired pods, a cluster whose pods start after a
 // delay, a switch for the controller and a single-step button.
 type ReplicaDemo struct {
-	opt     Options
-	clock   clock
-	ctrl    *reconcile.Controller
-	cluster *reconcile.Cluster
-	on      bool
-	// startAt holds, for every Pending pod and only those, when it runs.
-	startAt map[string]time.Duration
-	// tickAt is the next cadence tick not yet considered; ticks while the
-	// controller is off or would do nothing are skipped.
-	tickAt     time.Duration
+	opt        Options
+	tl         timeline // startAt holds the Pending pods
+	ctrl       *reconcile.Controller
+	cluster    *reconcile.Cluster
+	on         bool
 	last       *Report
 	reconciles int
 	converged  bool
@@ -60,12 +55,10 @@ func NewReplicaDemo(opt Options, desired int, controllerOn bool) *ReplicaDemo {
 }
 
 func (s *ReplicaDemo) init(desired int, on bool, c clock) {
-	s.clock = c
+	s.tl = newTimeline(c, s.opt.Cadence)
 	s.ctrl = reconcile.New(desired)
 	s.cluster = reconcile.NewCluster()
-	s.startAt = map[string]time.Duration{}
 	s.on = on
-	s.tickAt = nextTick(c.now, s.opt.Cadence)
 	s.last = nil
 	s.converged = s.ctrl.Converged(s.cluster)
 	s.log = eventLog{size: s.opt.LogSize}
@@ -81,7 +74,7 @@ func clampDesired(n int) int { return max(0, min(n, MaxDesired)) }
 // Reset brings the demo back to its first state (3 replicas declared, the
 // controller on, an empty cluster), keeping the pace and the clock.
 func (s *ReplicaDemo) Reset() {
-	s.init(3, true, s.clock)
+	s.init(3, true, s.tl.clock)
 	s.logEvent(Event{Kind: EventReset})
 }
 
@@ -90,64 +83,18 @@ func (s *ReplicaDemo) Reset() {
 // come, in time order; at equal times pods start first, so the controller
 // sees what kubelet reported.
 func (s *ReplicaDemo) Advance(d time.Duration) {
-	if s.clock.paused || d <= 0 {
-		return
-	}
-	target := s.clock.advanceTarget(d)
-	for {
-		at, pod, ok := s.nextEvent()
-		if !ok || at > target {
-			break
-		}
-		s.clock.now = at
-		if pod != "" {
-			s.start(pod)
-		} else {
-			s.tickAt = at + s.opt.Cadence
-			s.reconcile("tick")
-		}
-	}
-	s.clock.now = target
-	if s.tickAt <= s.clock.now {
-		// A tick due exactly now was skipped (idle or off): the next one is
-		// the next multiple, as a demo restored at this instant would have it.
-		s.tickAt = nextTick(s.clock.now, s.opt.Cadence)
-	}
-	s.hist.trim(s.clock.now, s.opt.Window)
+	s.tl.advance(d, s.ticking, s.start, func() { s.reconcile("tick") })
+	s.hist.trim(s.tl.now, s.opt.Window)
 }
 
 // NextDue returns how much of the caller's time may pass before something
 // changes by itself, and false when nothing will (paused, or nothing pending
 // and the controller idle or off).
-func (s *ReplicaDemo) NextDue() (time.Duration, bool) {
-	if s.clock.paused {
-		return 0, false
-	}
-	at, _, ok := s.nextEvent()
-	if !ok {
-		return 0, false
-	}
-	return s.clock.speed.Unscale(at - s.clock.now), true
-}
+func (s *ReplicaDemo) NextDue() (time.Duration, bool) { return s.tl.nextDue(s.ticking()) }
 
-// nextEvent returns the next thing that happens by itself: a pod start (pod
-// set) or a reconcile tick (pod empty).
-func (s *ReplicaDemo) nextEvent() (at time.Duration, pod string, ok bool) {
-	for name, t := range s.startAt {
-		if !ok || t < at || (t == at && name < pod) {
-			at, pod, ok = t, name, true
-		}
-	}
-	if s.on && s.wouldAct() {
-		if s.tickAt < s.clock.now {
-			s.tickAt = nextTick(s.clock.now, s.opt.Cadence)
-		}
-		if !ok || s.tickAt < at {
-			return s.tickAt, "", true
-		}
-	}
-	return at, pod, ok
-}
+// ticking reports whether the next cadence tick would reconcile: the
+// controller is on and the cluster differs from what is declared.
+func (s *ReplicaDemo) ticking() bool { return s.on && s.wouldAct() }
 
 func (s *ReplicaDemo) wouldAct() bool {
 	f, c, d := s.ctrl.Would(s.cluster)
@@ -155,7 +102,6 @@ func (s *ReplicaDemo) wouldAct() bool {
 }
 
 func (s *ReplicaDemo) start(name string) {
-	delete(s.startAt, name)
 	if s.cluster.Start(name) {
 		s.logEvent(Event{Kind: EventRunning, Name: name})
 	}
@@ -167,7 +113,7 @@ func (s *ReplicaDemo) start(name string) {
 func (s *ReplicaDemo) Step() Report { return s.reconcile("step") }
 
 func (s *ReplicaDemo) reconcile(trigger string) Report {
-	r := Report{At: s.clock.now, Trigger: trigger, Desired: s.ctrl.Desired()}
+	r := Report{At: s.tl.now, Trigger: trigger, Desired: s.ctrl.Desired()}
 	for _, p := range s.cluster.Pods() {
 		if p.Phase == reconcile.Failed {
 			r.Failed++
@@ -180,10 +126,10 @@ func (s *ReplicaDemo) reconcile(trigger string) Report {
 	for _, a := range r.Actions {
 		switch a.Kind {
 		case "create":
-			s.startAt[a.Pod] = s.clock.now + s.opt.StartDelay
+			s.tl.startAt[a.Pod] = s.tl.now + s.opt.StartDelay
 			s.logEvent(Event{Kind: EventCreate, Name: a.Pod, N: r.Desired, M: r.Observed})
 		case "delete":
-			delete(s.startAt, a.Pod)
+			delete(s.tl.startAt, a.Pod)
 			s.logEvent(Event{Kind: EventDelete, Name: a.Pod, N: r.Desired, M: r.Observed})
 		}
 	}
@@ -219,7 +165,7 @@ func (s *ReplicaDemo) Kill(name string) error {
 			return fmt.Errorf("pod %s is already Failed", name)
 		}
 		s.cluster.Fail(name)
-		delete(s.startAt, name)
+		delete(s.tl.startAt, name)
 		s.logEvent(Event{Kind: EventKill, Name: name})
 		s.changed()
 		return nil
@@ -241,12 +187,12 @@ func (s *ReplicaDemo) SetController(on bool) {
 }
 
 // SetPaused stops or resumes virtual time.
-func (s *ReplicaDemo) SetPaused(p bool) { s.clock.paused = p }
+func (s *ReplicaDemo) SetPaused(p bool) { s.tl.paused = p }
 
 // SetSpeed sets how fast virtual time runs.
 func (s *ReplicaDemo) SetSpeed(sp Speed) {
 	if sp >= Half && sp <= Double {
-		s.clock.speed = sp
+		s.tl.speed = sp
 	}
 }
 
@@ -258,7 +204,7 @@ func (s *ReplicaDemo) changed() {
 		s.logEvent(Event{Kind: EventConverged, N: s.ctrl.Desired()})
 	}
 	s.converged = c
-	sm := Sample{At: s.clock.now, Desired: s.ctrl.Desired()}
+	sm := Sample{At: s.tl.now, Desired: s.ctrl.Desired()}
 	for _, p := range s.cluster.Pods() {
 		switch p.Phase {
 		case reconcile.Running:
@@ -271,16 +217,16 @@ func (s *ReplicaDemo) changed() {
 	}
 	s.hist.record(sm, func(a, b Sample) bool {
 		return a.Desired == b.Desired && a.Running == b.Running && a.Pending == b.Pending && a.Failed == b.Failed
-	}, s.clock.now, s.opt.Window)
+	}, s.tl.now, s.opt.Window)
 }
 
 func (s *ReplicaDemo) logEvent(e Event) {
-	e.At = s.clock.now
+	e.At = s.tl.now
 	s.log.add(e)
 }
 
 // Now returns the virtual time since the demo began.
-func (s *ReplicaDemo) Now() time.Duration { return s.clock.now }
+func (s *ReplicaDemo) Now() time.Duration { return s.tl.now }
 
 // Desired returns the declared replica count.
 func (s *ReplicaDemo) Desired() int { return s.ctrl.Desired() }
@@ -289,10 +235,10 @@ func (s *ReplicaDemo) Desired() int { return s.ctrl.Desired() }
 func (s *ReplicaDemo) Controller() bool { return s.on }
 
 // Paused reports whether virtual time is stopped.
-func (s *ReplicaDemo) Paused() bool { return s.clock.paused }
+func (s *ReplicaDemo) Paused() bool { return s.tl.paused }
 
 // Speed returns the pace.
-func (s *ReplicaDemo) Speed() Speed { return s.clock.speed }
+func (s *ReplicaDemo) Speed() Speed { return s.tl.speed }
 
 // Converged reports whether observed matches desired with every pod Running.
 func (s *ReplicaDemo) Converged() bool { return s.ctrl.Converged(s.cluster) }
@@ -309,8 +255,8 @@ func (s *ReplicaDemo) Pods() []PodView {
 	out := make([]PodView, len(pods))
 	for i, p := range pods {
 		out[i] = PodView{Name: p.Name, Phase: p.Phase}
-		if t, ok := s.startAt[p.Name]; ok {
-			out[i].StartsIn = t - s.clock.now
+		if t, ok := s.tl.startAt[p.Name]; ok {
+			out[i].StartsIn = t - s.tl.now
 		}
 	}
 	return out

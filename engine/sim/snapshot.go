@@ -40,8 +40,8 @@ type PodState struct {
 
 // Snapshot returns the demo's snapshot.
 func (s *ReplicaDemo) Snapshot() ReplicaSnapshot {
-	snap := ReplicaSnapshot{V: SnapshotVersion, Now: s.clock.now.Milliseconds(), Desired: s.ctrl.Desired(),
-		Controller: s.on, Paused: s.clock.paused, Speed: s.clock.speed.String(), Seq: s.cluster.Seq()}
+	snap := ReplicaSnapshot{V: SnapshotVersion, Now: s.tl.now.Milliseconds(), Desired: s.ctrl.Desired(),
+		Controller: s.on, Paused: s.tl.paused, Speed: s.tl.speed.String(), Seq: s.cluster.Seq()}
 	for _, p := range s.Pods() {
 		snap.Pods = append(snap.Pods, PodState{Name: p.Name, Phase: p.Phase.String(), StartsIn: p.StartsIn.Milliseconds()})
 	}
@@ -97,7 +97,7 @@ func RestoreReplicaDemo(opt Options, snap ReplicaSnapshot) (*ReplicaDemo, error)
 	s.init(snap.Desired, snap.Controller, clock{now: now, paused: snap.Paused, speed: speed})
 	s.log = eventLog{size: opt.LogSize}
 	s.cluster = cl
-	s.startAt = startAt
+	s.tl.startAt = startAt
 	s.converged = s.ctrl.Converged(cl)
 	s.hist = history[Sample]{at: s.hist.at}
 	s.changed()
@@ -158,8 +158,8 @@ type ConditionState struct {
 // Snapshot returns the demo's snapshot.
 func (s *OperatorDemo) Snapshot() OperatorSnapshot {
 	st := s.res.Status
-	snap := OperatorSnapshot{V: SnapshotVersion, Now: s.clock.now.Milliseconds(), Members: s.res.Spec.Members,
-		Backup: s.Backup(), Controller: s.on, Paused: s.clock.paused, Speed: s.clock.speed.String(),
+	snap := OperatorSnapshot{V: SnapshotVersion, Now: s.tl.now.Milliseconds(), Members: s.res.Spec.Members,
+		Backup: s.Backup(), Controller: s.on, Paused: s.tl.paused, Speed: s.tl.speed.String(),
 		Status: StatusState{Phase: st.Phase.String(), Members: st.Members, Leader: st.Leader, Restored: st.Restored},
 		Seq:    s.world.Seq()}
 	for _, m := range s.Members() {
@@ -231,7 +231,7 @@ func RestoreOperatorDemo(opt Options, snap OperatorSnapshot) (*OperatorDemo, err
 	s.init(snap.Members, snap.Backup, snap.Controller, clock{now: now, paused: snap.Paused, speed: speed})
 	s.log = eventLog{size: opt.LogSize}
 	s.world = w
-	s.startAt = startAt
+	s.tl.startAt = startAt
 	s.res.Status = operator.Status{Phase: phase, Members: snap.Status.Members, Leader: snap.Status.Leader, Restored: snap.Status.Restored}
 	s.conds = conds
 	s.hist = history[PhaseSample]{at: s.hist.at}
