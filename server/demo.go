@@ -20,9 +20,9 @@ type demo interface {
 	Now() time.Duration
 	Paused() bool
 	reconciles() int
-	// historyUntil returns the virtual time until which the chart still
-	// scrolls (the last change plus the window).
-	historyUntil() time.Duration
+	// LastChange and Window tell until when the chart still scrolls.
+	LastChange() time.Duration
+	Window() time.Duration
 	// apply carries out a validated command; a rejection changes nothing.
 	apply(c command) *rejection
 	// fragments returns the demo's top-level fragments, each owning its id.
@@ -80,14 +80,6 @@ type rcDemo struct{ *sim.ReplicaDemo }
 
 func (d *rcDemo) reconciles() int { return d.Reconciles() }
 
-func (d *rcDemo) historyUntil() time.Duration {
-	h := d.History()
-	if len(h) == 0 {
-		return 0
-	}
-	return h[len(h)-1].At + d.Window()
-}
-
 func (d *rcDemo) apply(c command) *rejection {
 	switch c.Action {
 	case "kill":
@@ -139,14 +131,6 @@ func (d *rcDemo) fragments(l t.Lang, sid, errText string) []fragment {
 type opDemo struct{ *sim.OperatorDemo }
 
 func (d *opDemo) reconciles() int { return d.Reconciles() }
-
-func (d *opDemo) historyUntil() time.Duration {
-	h := d.History()
-	if len(h) == 0 {
-		return 0
-	}
-	return h[len(h)-1].At + d.Window()
-}
 
 func (d *opDemo) apply(c command) *rejection {
 	switch c.Action {

@@ -199,7 +199,7 @@ func (s *session) schedule(wake *time.Timer) {
 		return
 	}
 	due, ok := s.demo.NextDue()
-	if s.demo.Now() < s.demo.historyUntil() && (!ok || due > chartTick) && !s.demo.Paused() {
+	if s.demo.Now() < s.demo.LastChange()+s.demo.Window() && (!ok || due > chartTick) && !s.demo.Paused() {
 		due, ok = chartTick, true
 	}
 	if ok {

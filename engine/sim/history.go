@@ -50,3 +50,11 @@ func (h *history[T]) trim(now, window time.Duration) {
 }
 
 func (h *history[T]) list() []T { return append([]T(nil), h.samples...) }
+
+// last returns the time of the newest sample, or 0 when there is none.
+func (h *history[T]) last() time.Duration {
+	if len(h.samples) == 0 {
+		return 0
+	}
+	return h.at(h.samples[len(h.samples)-1])
+}

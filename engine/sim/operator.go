@@ -313,3 +313,6 @@ func (s *OperatorDemo) History() []PhaseSample { return s.hist.list() }
 
 // Window returns how much virtual time History covers.
 func (s *OperatorDemo) Window() time.Duration { return s.opt.Window }
+
+// LastChange returns when Status.Phase last changed.
+func (s *OperatorDemo) LastChange() time.Duration { return s.hist.last() }

@@ -281,3 +281,6 @@ func (s *ReplicaDemo) History() []Sample { return s.hist.list() }
 
 // Window returns how much virtual time History covers.
 func (s *ReplicaDemo) Window() time.Duration { return s.opt.Window }
+
+// LastChange returns when desired or observed state last changed.
+func (s *ReplicaDemo) LastChange() time.Duration { return s.hist.last() }
