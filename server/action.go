@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 )
@@ -98,10 +100,7 @@ func decodeCommand(demo string, msg []byte) command {
 	}
 	fields, ok := actionFields[demo][action]
 	if !ok {
-		if len(action) > maxNameLen {
-			action = action[:maxNameLen] + "…"
-		}
-		return refuse(reasonUnknownAction, "err.action", strconv.Quote(action))
+		return refuse(reasonUnknownAction, "err.action", strconv.Quote(clip(action)))
 	}
 	for k, v := range raw {
 		switch {
@@ -111,10 +110,7 @@ func decodeCommand(demo string, msg []byte) command {
 				return refuse(reasonWrongType, "err.field", "HEADERS")
 			}
 		case !contains(fields, k):
-			if len(k) > maxNameLen {
-				k = k[:maxNameLen] + "…"
-			}
-			return refuse(reasonWrongType, "err.field", k)
+			return refuse(reasonWrongType, "err.field", strconv.Quote(clip(k)))
 		}
 	}
 	c := command{Action: action}
@@ -151,6 +147,20 @@ func decodeCommand(demo string, msg []byte) command {
 		return refuse(reasonWrongType, "err.decode")
 	}
 	return c
+}
+
+// clip shortens a visitor's string for an error message to maxNameLen
+// bytes, on a character boundary, so the frame stays valid UTF-8.
+func clip(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxNameLen {
+		return s
+	}
+	cut := maxNameLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func refuse(reason, key string, args ...any) command {
@@ -216,10 +226,11 @@ func intField(raw map[string]json.RawMessage, key string, lo, hi int) (int, erro
 	return int(n), nil
 }
 
-// boolField reads a JSON boolean or the strings "true" and "false".
+// boolField reads a JSON boolean or the strings "true" and "false". null
+// (which json would leave as false) is refused.
 func boolField(raw map[string]json.RawMessage, key string) (bool, error) {
 	var b bool
-	if err := json.Unmarshal(raw[key], &b); err == nil {
+	if v := bytes.TrimSpace(raw[key]); len(v) > 0 && !bytes.Equal(v, []byte("null")) && json.Unmarshal(v, &b) == nil {
 		return b, nil
 	}
 	var s string
@@ -231,9 +242,14 @@ func boolField(raw map[string]json.RawMessage, key string) (bool, error) {
 	return false, &rejection{Reason: reasonWrongType, Key: "err.field", Args: []any{key}}
 }
 
+// speedField reads "0.5", "1" or "2", as a string or a number.
 func speedField(raw map[string]json.RawMessage, key string) (sim.Speed, error) {
 	var s string
 	if err := json.Unmarshal(raw[key], &s); err != nil {
+		var f float64
+		if err := json.Unmarshal(raw[key], &f); err != nil {
+			return 0, &rejection{Reason: reasonWrongType, Key: "err.field", Args: []any{key}}
+		}
 		s = string(bytes.TrimSpace(raw[key]))
 	}
 	sp, err := sim.ParseSpeed(s)

@@ -22,7 +22,9 @@ var (
 // hub does.
 type hub struct {
 	joins   chan joinReq
+	counts  chan countReq
 	removes chan *session
+	stopped chan struct{} // closed when run returns: nobody answers requests
 	m       *metrics
 	live    atomic.Int64 // number of live sessions, for cheap reads by pages and readyz
 
@@ -38,6 +40,11 @@ type joinReq struct {
 	reply          chan joinReply
 }
 
+type countReq struct {
+	addr  string
+	reply chan int
+}
+
 type joinReply struct {
 	s       *session
 	created bool
@@ -45,13 +52,15 @@ type joinReply struct {
 }
 
 func newHub(m *metrics) *hub {
-	return &hub{joins: make(chan joinReq), removes: make(chan *session, 64), m: m,
+	return &hub{joins: make(chan joinReq), counts: make(chan countReq), removes: make(chan *session, 64),
+		stopped: make(chan struct{}), m: m,
 		sessions: map[string]*session{}, perAddr: map[string]int{}}
 }
 
 // run serves requests until ctx ends, then waits for every session to end.
 // Sessions watch ctx themselves and close their sockets with 1012.
 func (h *hub) run(ctx context.Context, srv *Server, opt sim.Options) {
+	defer close(h.stopped)
 	for {
 		select {
 		case <-ctx.Done():
@@ -64,6 +73,8 @@ func (h *hub) run(ctx context.Context, srv *Server, opt sim.Options) {
 					h.drop(s)
 				case r := <-h.joins:
 					r.reply <- joinReply{err: errDraining}
+				case r := <-h.counts:
+					r.reply <- h.perAddr[r.addr]
 				case <-done:
 					return
 				}
@@ -72,6 +83,8 @@ func (h *hub) run(ctx context.Context, srv *Server, opt sim.Options) {
 			h.drop(s)
 		case r := <-h.joins:
 			r.reply <- h.join(ctx, r, srv, opt)
+		case r := <-h.counts:
+			r.reply <- h.perAddr[r.addr]
 		}
 	}
 }
@@ -122,9 +135,24 @@ func (h *hub) joinSession(ctx context.Context, id, kind, addr string, lang t.Lan
 	reply := make(chan joinReply, 1)
 	select {
 	case h.joins <- joinReq{id: id, kind: kind, addr: addr, lang: lang, reply: reply}:
+	case <-h.stopped:
+		return nil, false, errDraining
 	case <-ctx.Done():
 		return nil, false, ctx.Err()
 	}
 	r := <-reply
 	return r.s, r.created, r.err
+}
+
+// sessionsOf returns how many live sessions addr holds; 0 once the hub has
+// stopped.
+func (h *hub) sessionsOf(ctx context.Context, addr string) int {
+	reply := make(chan int, 1)
+	select {
+	case h.counts <- countReq{addr: addr, reply: reply}:
+		return <-reply
+	case <-h.stopped:
+	case <-ctx.Done():
+	}
+	return 0
 }

@@ -32,7 +32,8 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 	q := r.URL.Query()
 	lang := t.ParseLang(q.Get("lang"))
 	s.securityHeaders(w, embed)
-	if s.draining.Load() || s.hub.live.Load()+int64(len(kinds)) > int64(s.cfg.MaxSessions) {
+	if s.draining.Load() || s.hub.live.Load()+int64(len(kinds)) > int64(s.cfg.MaxSessions) ||
+		s.hub.sessionsOf(r.Context(), clientAddr(r))+len(kinds) > s.cfg.MaxSessionsPerAddr {
 		w.Header().Set("Retry-After", "30")
 		s.render(w, r, http.StatusServiceUnavailable, t.MessagePage(lang, t.T(lang, "busy.title"), t.T(lang, "busy.body")))
 		return

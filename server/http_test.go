@@ -1,0 +1,325 @@
+package server
+
+// HTTP routes: health, readiness, metrics, compression, static caching,
+// framing headers, 404s and the weight of the first load.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return out
+}
+
+var gzipOK = http.Header{"Accept-Encoding": {"gzip"}}
+
+func TestHealthAndReadiness(t *testing.T) {
+	t.Parallel()
+	// Before Run, the server is alive but not ready.
+	srv, err := New(Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want int
+	}{{"/healthz", http.StatusOK}, {"/readyz", http.StatusServiceUnavailable}} {
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if rec.Code != tc.want {
+			t.Errorf("%s before Run: %d, want %d", tc.path, rec.Code, tc.want)
+		}
+	}
+
+	ts := startServer(t, Config{Sim: quiet})
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, body := ts.get(t, path, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s while running: %s %q", path, resp.Status, body)
+		}
+	}
+	if resp, _ := ts.get(t, "/readyz", nil); resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("/readyz may be cached: Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	c := dial(t, ts, "reconcile", newSID(), "en")
+	c.send(htmx("step"))
+	c.send(`{`)
+	c.waitFor("the refusal", c.errorShown)
+
+	resp, body := ts.get(t, "/metrics", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %s", resp.Status)
+	}
+	text := string(body)
+	for _, series := range []string{
+		"reconcile_demo_sessions", "reconcile_demo_sockets", "reconcile_demo_frames_sent_total",
+		"reconcile_demo_frames_coalesced_total",
+		`reconcile_demo_actions_total{action="step",demo="reconcile"}`,
+		`reconcile_demo_rejected_total{reason="malformed"}`,
+		`reconcile_demo_reconciles_total{demo="reconcile"}`,
+		"process_resident_memory_bytes", "go_goroutines",
+	} {
+		if _, ok := seriesValue(text, series); !ok {
+			t.Errorf("/metrics has no %s", series)
+		}
+	}
+	for series, want := range map[string]float64{
+		"reconcile_demo_sessions": 1, "reconcile_demo_sockets": 1,
+		`reconcile_demo_actions_total{action="step",demo="reconcile"}`: 1,
+		`reconcile_demo_rejected_total{reason="malformed"}`:            1,
+		`reconcile_demo_reconciles_total{demo="reconcile"}`:            1,
+	} {
+		if got, _ := seriesValue(text, series); got != want {
+			t.Errorf("%s = %v, want %v", series, got, want)
+		}
+	}
+	if v, _ := seriesValue(text, "process_resident_memory_bytes"); v <= 0 {
+		t.Errorf("process_resident_memory_bytes = %v", v)
+	}
+}
+
+func TestPagesGzip(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	for _, path := range []string{"/", "/reconcile", "/operator", "/embed/reconcile", "/embed/operator", "/nope"} {
+		resp, body := ts.get(t, path, gzipOK)
+		if resp.Header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("%s: Content-Encoding %q, want gzip", path, resp.Header.Get("Content-Encoding"))
+			continue
+		}
+		if !strings.Contains(resp.Header.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("%s: no Vary: Accept-Encoding", path)
+		}
+		if page := gunzip(t, body); !bytes.HasPrefix(bytes.ToLower(page), []byte("<!doctype html>")) {
+			t.Errorf("%s: gunzipped body is not a page: %.100q", path, page)
+		}
+		plain, body := ts.get(t, path, nil)
+		if plain.Header.Get("Content-Encoding") != "" || !bytes.HasPrefix(bytes.ToLower(body), []byte("<!doctype html>")) {
+			t.Errorf("%s without Accept-Encoding: Content-Encoding %q, body %.60q", path, plain.Header.Get("Content-Encoding"), body)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+			t.Errorf("%s: Content-Type %q", path, ct)
+		}
+	}
+	// A client that refuses gzip gets none.
+	resp, _ := ts.get(t, "/reconcile", http.Header{"Accept-Encoding": {"gzip;q=0, identity"}})
+	if resp.Header.Get("Content-Encoding") != "" {
+		t.Errorf("gzip;q=0: Content-Encoding %q, want none", resp.Header.Get("Content-Encoding"))
+	}
+}
+
+func TestStaticCaching(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	for _, tc := range []struct{ name, ctype string }{
+		{"app.css", "text/css"}, {"app.js", "javascript"}, {"htmx.min.js", "javascript"}, {"ws.min.js", "javascript"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := "/static/" + tc.name
+			resp, body := ts.get(t, path, nil)
+			if resp.StatusCode != http.StatusOK || len(body) == 0 {
+				t.Fatalf("GET %s: %s, %d bytes", path, resp.Status, len(body))
+			}
+			if !strings.Contains(resp.Header.Get("Content-Type"), tc.ctype) {
+				t.Errorf("Content-Type %q, want %s", resp.Header.Get("Content-Type"), tc.ctype)
+			}
+			etag := resp.Header.Get("ETag")
+			if etag == "" {
+				t.Fatal("no ETag")
+			}
+			for _, match := range []string{etag, "W/" + etag} {
+				resp, body := ts.get(t, path, http.Header{"If-None-Match": {match}})
+				if resp.StatusCode != http.StatusNotModified || len(body) != 0 {
+					t.Errorf("If-None-Match %s: %s with %d bytes, want 304 and none", match, resp.Status, len(body))
+				}
+			}
+			if resp, _ := ts.get(t, path, http.Header{"If-None-Match": {`"stale"`}}); resp.StatusCode != http.StatusOK {
+				t.Errorf("a stale ETag: %s, want 200", resp.Status)
+			}
+			zresp, zbody := ts.get(t, path, gzipOK)
+			if zresp.Header.Get("Content-Encoding") != "gzip" {
+				t.Fatalf("Accept-Encoding gzip: Content-Encoding %q", zresp.Header.Get("Content-Encoding"))
+			}
+			if !bytes.Equal(gunzip(t, zbody), body) {
+				t.Error("the gzipped asset differs from the plain one")
+			}
+			if zresp.Header.Get("ETag") != etag {
+				t.Errorf("gzip ETag %q differs from %q", zresp.Header.Get("ETag"), etag)
+			}
+		})
+	}
+}
+
+func TestFrameHeaders(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, ancestors, want string
+	}{
+		{"default", "", "*"},
+		{"configured", "https://book.example https://*.book.example", "https://book.example https://*.book.example"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, Config{Sim: quiet, FrameAncestors: tc.ancestors})
+			for _, path := range []string{"/embed/reconcile", "/embed/operator"} {
+				resp, _ := ts.get(t, path, nil)
+				csp := resp.Header.Get("Content-Security-Policy")
+				if !strings.Contains(csp, "frame-ancestors "+tc.want) {
+					t.Errorf("%s: CSP %q, want frame-ancestors %s", path, csp, tc.want)
+				}
+				if xfo := resp.Header.Get("X-Frame-Options"); xfo != "" {
+					t.Errorf("%s: X-Frame-Options %q forbids the embedding the route exists for", path, xfo)
+				}
+			}
+			for _, path := range []string{"/", "/reconcile", "/operator", "/nope"} {
+				resp, _ := ts.get(t, path, nil)
+				if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'self'") {
+					t.Errorf("%s: CSP %q, want frame-ancestors 'self'", path, csp)
+				}
+				if xfo := resp.Header.Get("X-Frame-Options"); xfo == "" {
+					t.Errorf("%s: no X-Frame-Options", path)
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownPath(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	for _, path := range []string{"/nope", "/reconcile/extra", "/embed", "/embed/pipeline", "/static/nope.js", "/ws/x", "/.git/config", "/go.mod"} {
+		resp, body := ts.get(t, path, nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %s, want 404", path, resp.Status)
+		}
+		if strings.Contains(string(body), "module github.com/") {
+			t.Errorf("GET %s returned go.mod", path)
+		}
+	}
+}
+
+// TestFirstLoadWeight: the compressed bytes of /reconcile and every static
+// asset it references stay within 60 KB.
+func TestFirstLoadWeight(t *testing.T) {
+	t.Parallel()
+	const budget = 60 << 10
+	ts := startServer(t, Config{Sim: quiet})
+	resp, body := ts.get(t, "/reconcile", gzipOK)
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatal("/reconcile not gzipped")
+	}
+	total := len(body)
+	t.Logf("/reconcile: %d B gzipped", len(body))
+	doc := parsePage(t, gunzip(t, body))
+	refs := findAll(doc, func(n *html.Node) bool {
+		return strings.HasPrefix(attr(n, "src"), "/static/") || strings.HasPrefix(attr(n, "href"), "/static/")
+	})
+	if len(refs) == 0 {
+		t.Fatal("/reconcile references no static asset")
+	}
+	for _, n := range refs {
+		path := attr(n, "src") + attr(n, "href")
+		resp, body := ts.get(t, path, gzipOK)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %s", path, resp.Status)
+		}
+		t.Logf("%s: %d B (%s)", path, len(body), resp.Header.Get("Content-Encoding"))
+		total += len(body)
+	}
+	t.Logf("first load: %d B = %.1f KB gzipped (budget %d KB)", total, float64(total)/1024, budget>>10)
+	if total > budget {
+		t.Errorf("first load weighs %d B gzipped, over the %d B budget", total, budget)
+	}
+}
+
+// TestRunReturnsWhenCancelledBeforeAnySession: a server that served nothing
+// stops at once.
+func TestRunReturnsWhenCancelledBeforeAnySession(t *testing.T) {
+	t.Parallel()
+	srv, err := New(Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	done := make(chan struct{})
+	go func() { srv.Run(ctx); close(done) }()
+	eventually(t, waitLong, "Run returns", func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	eventually(t, waitLong, "Draining() reports the drain", srv.Draining)
+}
+
+// TestPageSessionIDs: each page render names a new 128-bit session in
+// data-sid and in its socket URL, and creates no session until the socket
+// connects (a crawler costs nothing).
+func TestPageSessionIDs(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	seen := map[string]bool{}
+	for _, tc := range []struct{ path, lang string }{
+		{"/reconcile", "ja"}, {"/reconcile", "ja"}, {"/operator?lang=en", "en"}, {"/?lang=en", "en"},
+		{"/embed/reconcile", "ja"}, {"/embed/operator?lang=en", "en"},
+	} {
+		_, body := ts.get(t, tc.path, nil)
+		demos := findAll(parsePage(t, body), func(n *html.Node) bool { return hasAttr(n, "data-demo") })
+		if len(demos) == 0 {
+			t.Fatalf("%s: no demo", tc.path)
+		}
+		for _, d := range demos {
+			sid := attr(d, "data-sid")
+			if !validSID(sid) {
+				t.Errorf("%s: data-sid %q is not 32 hex digits", tc.path, sid)
+			}
+			if seen[sid] {
+				t.Errorf("%s: data-sid %s given out twice", tc.path, sid)
+			}
+			seen[sid] = true
+			u, err := url.Parse(attr(d, "ws-connect"))
+			if err != nil || u.Path != "/ws" {
+				t.Fatalf("%s: ws-connect %q", tc.path, attr(d, "ws-connect"))
+			}
+			q := u.Query()
+			if q.Get("sid") != sid || q.Get("demo") != attr(d, "data-demo") || q.Get("lang") != tc.lang {
+				t.Errorf("%s: ws-connect %q does not name demo %s, sid %s, lang %s", tc.path, u, attr(d, "data-demo"), sid, tc.lang)
+			}
+			snaps := findAll(d, func(n *html.Node) bool { return hasAttr(n, "data-snapshot") })
+			if len(snaps) != 1 || attr(snaps[0], "data-sid") != sid || !json.Valid([]byte(attr(snaps[0], "data-snapshot"))) {
+				t.Errorf("%s: the demo has no valid snapshot of its own session", tc.path)
+			}
+		}
+	}
+	if got := ts.srv.hub.live.Load(); got != 0 {
+		t.Errorf("%d sessions after serving pages only, want 0", got)
+	}
+}
