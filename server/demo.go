@@ -76,6 +76,29 @@ func strictUnmarshal(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// pace is what both simulations share: the controller switch, pause, speed
+// and reset.
+type pace interface {
+	SetController(on bool)
+	SetPaused(paused bool)
+	SetSpeed(sp sim.Speed)
+	Reset()
+}
+
+// applyPace carries out the commands both demos share.
+func applyPace(d pace, c command) {
+	switch c.Action {
+	case "controller":
+		d.SetController(c.On)
+	case "pause":
+		d.SetPaused(c.On)
+	case "speed":
+		d.SetSpeed(c.Speed)
+	case "reset":
+		d.Reset()
+	}
+}
+
 type rcDemo struct{ *sim.ReplicaDemo }
 
 func (d *rcDemo) reconciles() int { return d.Reconciles() }
@@ -97,16 +120,10 @@ func (d *rcDemo) apply(c command) *rejection {
 		if err := d.SetDesired(n); err != nil {
 			return &rejection{Reason: reasonOutOfRange, Key: "err.range", Args: []any{"replicas", 0, sim.MaxDesired}}
 		}
-	case "controller":
-		d.SetController(c.On)
 	case "step":
 		d.Step()
-	case "pause":
-		d.SetPaused(c.On)
-	case "speed":
-		d.SetSpeed(c.Speed)
-	case "reset":
-		d.Reset()
+	default:
+		applyPace(d, c)
 	}
 	return nil
 }
@@ -151,16 +168,10 @@ func (d *opDemo) apply(c command) *rejection {
 		}
 	case "backup":
 		d.SetBackup(c.On)
-	case "controller":
-		d.SetController(c.On)
 	case "step":
 		d.Step()
-	case "pause":
-		d.SetPaused(c.On)
-	case "speed":
-		d.SetSpeed(c.Speed)
-	case "reset":
-		d.Reset()
+	default:
+		applyPace(d, c)
 	}
 	return nil
 }
