@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	tmpl "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// TestIdleSessionCostsNothing: a watched demo wakes while something is
+// pending and while its chart still scrolls, then never again: converged or
+// paused, an hour passes without a single wake-up (each wake would send at
+// least the clock fragment).
+func TestIdleSessionCostsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		act  string // a message sent once the demo converged, or ""
+	}{
+		{"converged", ""},
+		{"paused while pods start", `{"action":"pause","paused":true}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, err := New(Config{SessionTTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan struct{})
+				go func() { srv.Run(ctx); close(done) }()
+				defer func() { cancel(); <-done }()
+
+				sess, _, err := srv.hub.joinSession(ctx, newSID(), "reconcile", "192.0.2.1", tmpl.Ja)
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn := &wsConn{box: newMailbox(), closed: make(chan struct{})}
+				sess.attach <- conn
+				if tc.act != "" {
+					time.Sleep(1200 * time.Millisecond) // pods created at 1 s, Pending until 2.5 s
+					sess.cmds <- decodeCommand("reconcile", []byte(tc.act))
+				} else {
+					time.Sleep(3 * time.Second) // converged at 2.5 s
+				}
+				synctest.Wait()
+				frame := string(conn.box.take())
+				if tc.act == "" && !strings.Contains(frame, `data-converged="true"`) {
+					t.Fatalf("after 3 s the demo has not converged: %.300q", frame)
+				}
+				time.Sleep(2 * time.Minute) // past the chart's window
+				synctest.Wait()
+				conn.box.take()
+				time.Sleep(time.Hour)
+				synctest.Wait()
+				if frame := conn.box.take(); frame != nil {
+					t.Fatalf("an idle session woke within the hour and sent %.300q", frame)
+				}
+			})
+		})
+	}
+}
