@@ -1,0 +1,200 @@
+// Shared fixtures and helpers of the end-to-end suite.
+//
+// Every test imports `test` and `expect` from here. The auto fixture
+// `errors` watches every page of the test's browser context (and any other
+// context a test hands it) for console errors and uncaught page errors, and
+// fails the test at the end if there were any. A test that expects some
+// (the restart spec: the browser reports refused WebSocket connections
+// while no server listens) says so with errors.allow(pattern).
+//
+// Tests wait on state only (data-* attributes, counts, text), never on
+// sleeps: the demo runs in virtual time and says everything it shows in
+// machine-readable attributes (see DESIGN.md, "Contracts").
+import { test as base, expect, type BrowserContext, type Locator, type Page } from '@playwright/test';
+
+export { expect };
+export type { Locator, Page };
+
+export class ErrorCollector {
+  readonly errors: string[] = [];
+  /** A short record of every socket's frames, attached to a failed test. */
+  readonly wsLog: string[] = [];
+  private t0 = Date.now();
+  private allowed: RegExp[] = [];
+  private watched = new WeakSet<Page>();
+
+  /** Ignore errors matching pattern from now on (say why at the call). */
+  allow(pattern: RegExp) { this.allowed.push(pattern); }
+
+  watchPage(page: Page) {
+    if (this.watched.has(page)) return;
+    this.watched.add(page);
+    page.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      const loc = m.location();
+      this.add(`console.error: ${m.text()}${loc?.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`);
+    });
+    page.on('pageerror', (e) => this.add(`pageerror: ${e.stack || e.message || String(e)}`));
+    page.on('websocket', (ws) => {
+      const tag = (ws.url().match(/demo=(\w+)/) || [])[1] + ' ' + (ws.url().match(/sid=(\w{6})/) || [])[1];
+      const log = (what: string) => { if (this.wsLog.length < 5000) this.wsLog.push(`${Date.now() - this.t0}ms ${tag} ${what}`); };
+      log('open');
+      ws.on('framesent', (f) => log(`> ${String(f.payload).slice(0, 120)}`));
+      ws.on('framereceived', (f) => {
+        const p = String(f.payload);
+        const ids = [...p.matchAll(/ id="((?:rc|op)-(?:clock|desired|observed|diff|controls|error|actions|chart|log|live|snapshot|spec|status|members|next|last))"/g)].map((m) => m[1]);
+        const clock = (p.match(/-clock"[^>]*data-value="(\d+)"/) || [])[1];
+        log(`< ${p.length}B clock=${clock ?? '-'} ${ids.join(',')}`);
+      });
+      ws.on('socketerror', (e) => log(`error ${e}`));
+      ws.on('close', () => log('close'));
+    });
+  }
+
+  watchContext(context: BrowserContext) {
+    context.pages().forEach((p) => this.watchPage(p));
+    context.on('page', (p) => this.watchPage(p));
+  }
+
+  /** Errors that matched an allow() pattern, for the curious. */
+  readonly allowedSeen: string[] = [];
+
+  private add(text: string) {
+    if (this.allowed.some((re) => re.test(text))) { this.allowedSeen.push(text); return; }
+    this.errors.push(text);
+  }
+}
+
+export const test = base.extend<{ errors: ErrorCollector }>({
+  errors: [async ({ context }, use, testInfo) => {
+    const c = new ErrorCollector();
+    c.watchContext(context);
+    await use(c);
+    if (testInfo.status !== testInfo.expectedStatus && c.wsLog.length) {
+      await testInfo.attach('websocket-frames.txt', { body: c.wsLog.join('\n'), contentType: 'text/plain' });
+    }
+    expect(c.errors, 'console errors or page errors during the test').toEqual([]);
+  }, { auto: true }],
+});
+
+// ---------------------------------------------------------------- locators
+
+export const rcDemo = (page: Page) => page.getByTestId('reconcile-demo');
+export const opDemo = (page: Page) => page.getByTestId('operator-demo');
+
+/** Waits until the socket of every demo on the page (or in scope) is open. */
+export async function waitOpen(scope: Page | Locator) {
+  const demos = scope.locator('[data-demo]');
+  const n = await demos.count();
+  if (n === 0) {
+    // scope is a demo itself
+    await expect(scope.getByTestId('connection')).toHaveAttribute('data-state', 'open');
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    await expect(demos.nth(i).getByTestId('connection')).toHaveAttribute('data-state', 'open');
+  }
+}
+
+/** Opens path and waits for every demo's socket to be open. */
+export async function open(page: Page, path: string) {
+  const res = await page.goto(path);
+  expect(res?.status(), `GET ${path}`).toBe(200);
+  await waitOpen(page);
+}
+
+export const pods = (rc: Locator) => rc.getByTestId('pod');
+export const pod = (rc: Locator, name: string) => rc.locator(`[data-testid="pod"][data-name="${name}"]`);
+export const podsIn = (rc: Locator, phase: string) => rc.locator(`[data-testid="pod"][data-phase="${phase}"]`);
+
+/** The pods' names, in page order (the engine sorts them by name). */
+export async function podNames(rc: Locator): Promise<string[]> {
+  return pods(rc).evaluateAll((els) => els.map((e) => e.getAttribute('data-name') || ''));
+}
+
+/** Waits until exactly n pods exist and all of them are Running. */
+export async function waitRunning(rc: Locator, n: number, timeout?: number) {
+  await expect(podsIn(rc, 'Running')).toHaveCount(n, { timeout });
+  await expect(pods(rc)).toHaveCount(n, { timeout });
+}
+
+/** Waits for the reconcile demo's first convergence: 3 Running, 一致. */
+export async function waitConverged(rc: Locator, n = 3) {
+  await waitRunning(rc, n);
+  await expect(rc.getByTestId('desired')).toHaveAttribute('data-value', String(n));
+  await expect(rc.getByTestId('diff')).toHaveAttribute('data-converged', 'true');
+}
+
+/** The demo's virtual time in milliseconds (data-value of its clock). */
+export async function clockMs(demo: Locator): Promise<number> {
+  return Number(await demo.getByTestId('clock').getAttribute('data-value'));
+}
+
+/** Waits until the demo's virtual clock reads at least ms. */
+export async function waitClock(demo: Locator, ms: number, timeout?: number) {
+  await expect.poll(() => clockMs(demo), { timeout, message: `clock reaches ${ms} ms` }).toBeGreaterThanOrEqual(ms);
+}
+
+export const actions = (rc: Locator) => rc.getByTestId('action');
+
+/** The last reconcile's actions as "kind pod" strings, sorted. */
+export async function actionList(rc: Locator): Promise<string[]> {
+  const list = await actions(rc).evaluateAll((els) =>
+    els.map((e) => `${e.getAttribute('data-kind')} ${e.getAttribute('data-pod')}`));
+  return list.sort();
+}
+
+export const speedButton = (demo: Locator, s: '0.5' | '1' | '2') =>
+  demo.getByTestId('speed').locator(`button[id$="-speed-${s}"]`);
+
+/**
+ * Runs the demo's virtual time at 2×, for tests whose subject is not the
+ * pace: the same story in half the wall-clock time. (The default 1× pace
+ * is what the first-load, pause, speed and operator story tests use.)
+ */
+export async function fast(demo: Locator) {
+  await speedButton(demo, '2').click();
+  await expect(demo.getByTestId('speed')).toHaveAttribute('data-value', '2');
+}
+
+// ---------------------------------------------------------------- operator
+
+export const members = (op: Locator) => op.getByTestId('member');
+export const member = (op: Locator, name: string) => op.locator(`[data-testid="member"][data-name="${name}"]`);
+
+/** Presses the operator's step once, after checking which move comes next. */
+export async function opStep(op: Locator, expectNext?: string) {
+  if (expectNext) await expect(op.getByTestId('next')).toHaveAttribute('data-value', expectNext);
+  const before = await op.getByTestId('log').getAttribute('data-value');
+  await op.getByTestId('step').click();
+  return before;
+}
+
+/**
+ * Steps a fresh operator demo (controller off) to Ready: restore, three
+ * creates, (members start), elect, and the last step that sees no
+ * difference. Waits on state after every press.
+ */
+export async function stepOperatorToReady(op: Locator) {
+  const phase = op.getByTestId('status-phase');
+  await expect(op.getByTestId('next')).toHaveAttribute('data-value', 'restore');
+  await op.getByTestId('step').click();
+  await expect(op.getByTestId('status-restored')).toHaveAttribute('data-value', 'true');
+  for (let i = 1; i <= 3; i++) {
+    await expect(op.getByTestId('next')).toHaveAttribute('data-value', 'create');
+    await op.getByTestId('step').click();
+    await expect(members(op)).toHaveCount(i);
+  }
+  await expect(op.locator('[data-testid="member"][data-ready="true"]')).toHaveCount(3);
+  await expect(op.getByTestId('next')).toHaveAttribute('data-value', 'elect');
+  await op.getByTestId('step').click();
+  await expect(op.getByTestId('status-leader')).toHaveAttribute('data-value', 'db-1');
+  await expect(op.getByTestId('next')).toHaveAttribute('data-value', 'noop');
+  await op.getByTestId('step').click();
+  await expect(phase).toHaveAttribute('data-value', 'Ready');
+}
+
+// ---------------------------------------------------------------- text
+
+/** Hiragana, katakana and CJK ideographs. */
+export const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff]/;
