@@ -107,14 +107,17 @@ test.describe('keyboard', () => {
 
   test('shortcuts are ignored while typing in a text field', async ({ page }) => {
     await open(page, '/');
-    const fields = page.locator(
-      'input:not([type=range]):not([type=button]):not([type=checkbox]):not([type=radio]):not([type=submit]):not([type=reset]):not([type=hidden]), textarea, select, [contenteditable=""], [contenteditable="true"]');
-    // Today no page has a text field (the replica count is a range input,
-    // on which the shortcuts stay on); this test starts to run the day one
-    // is added.
-    test.skip(await fields.count() === 0, 'no text field on the page to type in');
+    // No page of ours has a text field today; one is added the way a future
+    // form would be, so the rule is guarded all the same.
+    await page.evaluate(() => {
+      const input = document.createElement('input');
+      input.type = 'text';
+      input.id = 'typing-probe';
+      input.setAttribute('aria-label', 'probe');
+      document.querySelector('[data-testid="reconcile-demo"]')!.appendChild(input);
+    });
     const rc = rcDemo(page);
-    await fields.first().focus();
+    await page.locator('#typing-probe').focus();
     await page.keyboard.type('k+cr');
     await page.keyboard.press('Escape');
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
