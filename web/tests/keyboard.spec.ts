@@ -118,7 +118,7 @@ test.describe('keyboard', () => {
     });
     const rc = rcDemo(page);
     await page.locator('#typing-probe').focus();
-    await page.keyboard.type('k+cr');
+    await page.keyboard.type('k+c');
     await page.keyboard.press('Escape');
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('-');
