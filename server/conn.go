@@ -93,6 +93,7 @@ func (b *mailbox) take() []byte {
 	for _, f := range b.pending {
 		out = append(out, f.html...)
 	}
+	clear(b.pending) // drop the sent fragments, or the array keeps them alive
 	b.pending = b.pending[:0]
 	return out
 }

@@ -40,7 +40,7 @@ type session struct {
 
 func newSession(id, kind string, lang t.Lang, addr string, opt sim.Options) *session {
 	return &session{id: id, kind: kind, lang: lang, addr: addr,
-		cmds: make(chan command, 16), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
+		cmds: make(chan command, 4), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
 		done: make(chan struct{}), demo: newDemo(kind, opt), restorable: true}
 }
 

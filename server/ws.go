@@ -81,8 +81,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newWSConn(ws)
-	s.metrics.sockets.Inc()
-	defer s.metrics.sockets.Dec()
 	go c.writePump(s.metrics)
 	select {
 	case sess.attach <- c:
@@ -92,11 +90,18 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		c.closeWith(closeServiceRestart, "session ended")
 		return
 	}
-	s.readPump(c, sess)
-	select {
-	case sess.detach <- c:
-	case <-sess.done:
-	}
+	s.metrics.sockets.Inc()
+	// Read on a goroutine of its own and let the handler return, as
+	// gorilla's chat example does: net/http then frees the connection's
+	// buffers, request and handler stack (about half of a socket's memory).
+	go func() {
+		defer s.metrics.sockets.Dec()
+		s.readPump(c, sess)
+		select {
+		case sess.detach <- c:
+		case <-sess.done:
+		}
+	}()
 }
 
 // readPump reads the socket until it fails or is closed. It is the only

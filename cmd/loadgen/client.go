@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// client is one simulated visitor: a page load and its socket.
+type client struct {
+	r     *runner
+	sid   string
+	conn  *websocket.Conn
+	ready chan struct{} // closed at the first frame
+	done  chan struct{} // closed when the reader has ended
+	once  sync.Once
+
+	closing atomic.Bool // we are closing: a close frame or EOF is expected
+	dead    atomic.Bool // the socket ended before we closed it
+
+	mu       sync.Mutex
+	inflight *pendingAction // the action waiting for its frame, if any
+	freed    chan struct{}  // capacity 1: "inflight was answered"
+}
+
+type pendingAction struct {
+	value int
+	due   time.Time // when the schedule wanted it sent
+	sent  time.Time // when it was sent
+}
+
+// open loads the demo page, reads its session id and socket URL, and dials
+// the socket with the page's origin, as a browser does. On failure it
+// returns the error's kind for the report.
+func open(ctx context.Context, r *runner) (*client, string, error) {
+	pageURL := r.cfg.URL.JoinPath(r.shape.page)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pageURL.String(), nil)
+	if err != nil {
+		return nil, "page_request", err
+	}
+	resp, err := r.pages.Do(req)
+	if err != nil {
+		return nil, classify("page", err), err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	resp.Body.Close()
+	if err != nil {
+		return nil, classify("page_read", err), err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Sprintf("page_http_%d", resp.StatusCode), fmt.Errorf("GET %s: %s", pageURL, resp.Status)
+	}
+	ps, err := parsePage(body, pageURL)
+	if err != nil {
+		return nil, "page_parse", err
+	}
+	hdr := http.Header{"Origin": {origin(pageURL)}}
+	conn, resp, err := r.dialer.DialContext(ctx, ps.WSURL, hdr)
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Sprintf("dial_http_%d", resp.StatusCode), err
+		}
+		return nil, classify("dial", err), err
+	}
+	c := &client{r: r, sid: ps.SID, conn: conn, ready: make(chan struct{}), done: make(chan struct{}),
+		freed: make(chan struct{}, 1)}
+	go c.read()
+	return c, "", nil
+}
+
+// read is the socket's only reader: it counts frames, resolves the
+// actions a frame answers, and records how the socket ended.
+func (c *client) read() {
+	defer close(c.done)
+	for {
+		mt, msg, err := c.conn.ReadMessage()
+		if err != nil {
+			if c.closing.Load() {
+				return // we closed: whatever ends the read is expected
+			}
+			c.dead.Store(true)
+			c.r.live.Add(-1)
+			c.r.errs.add(classify("read", err), err)
+			return
+		}
+		now := time.Now()
+		if mt != websocket.TextMessage {
+			continue
+		}
+		c.r.framesReceived.Add(1)
+		c.once.Do(func() { close(c.ready) })
+		if v, ok := c.r.shape.shownValue(msg); ok {
+			c.resolve(v, now)
+		}
+		if c.r.shape.shownError(msg) {
+			c.r.errs.add("action_refused", errors.New("a frame showed the demo's error box"))
+		}
+	}
+}
+
+// resolve records the latency of the action in flight if the frame shows
+// the value it set. Each session has at most one action in flight and each
+// action changes the value, so the match is exact: no earlier frame can
+// show the value just set.
+func (c *client) resolve(v int, at time.Time) {
+	c.mu.Lock()
+	p := c.inflight
+	if p == nil || p.value != v {
+		c.mu.Unlock()
+		return
+	}
+	c.inflight = nil
+	c.mu.Unlock()
+	c.r.lat.add(at.Sub(p.sent))
+	c.r.latSched.add(at.Sub(p.due))
+	c.r.answered.Add(1)
+	select {
+	case c.freed <- struct{}{}:
+	default:
+	}
+}
+
+// startClose sends a normal close frame; the server answers with its own
+// and the reader ends.
+func (c *client) startClose() {
+	c.closing.Store(true)
+	err := c.conn.WriteControl(websocket.CloseMessage,
+		websocket.FormatCloseMessage(websocket.CloseNormalClosure, "load test done"), time.Now().Add(2*time.Second))
+	if err != nil && !c.dead.Load() && !errors.Is(err, websocket.ErrCloseSent) {
+		c.r.errs.add(classify("close", err), err)
+	}
+}

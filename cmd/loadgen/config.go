@@ -1,0 +1,104 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bounds of the flags: the generator must stay bounded in count and time.
+const (
+	maxSessions = 50000
+	maxRate     = 50 // actions/s per session; the server allows 20 (burst 40)
+	maxTimeout  = time.Hour
+)
+
+// config is the parsed command line.
+type config struct {
+	URL       *url.URL // the server's base URL (loopback only)
+	Sessions  int
+	Rate      float64 // actions per second per session; 0 = idle
+	Duration  time.Duration
+	Ramp      float64 // sessions opened per second; 0 = as fast as possible
+	Demo      string  // reconcile | operator
+	Timeout   time.Duration
+	Settle    time.Duration // wait after every session is open, before "after" memory
+	DrainWait time.Duration // longest wait for sessions to expire after the sockets close
+	JSON      bool
+	Quiet     bool
+}
+
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(out)
+	defURL := "http://127.0.0.1:8080"
+	if v := getenv("LOADGEN_URL"); v != "" {
+		defURL = v
+	}
+	rawURL := fs.String("url", defURL, "server base URL; loopback hosts only (env LOADGEN_URL)")
+	sessions := fs.Int("sessions", 100, "number of sessions to open (1.."+strconv.Itoa(maxSessions)+")")
+	rate := fs.Float64("rate", 1, "actions per second per session, with jitter; 0 = idle sessions")
+	duration := fs.Duration("duration", 30*time.Second, "how long to act (or hold idle sessions) once all are open")
+	ramp := fs.String("ramp", "200/s", "how fast to open sessions: N/s, N/m, or 0 for as fast as possible")
+	demo := fs.String("demo", "reconcile", "which demo: reconcile or operator")
+	timeout := fs.Duration("timeout", 5*time.Minute, "hard cap on the whole run")
+	settle := fs.Duration("settle", 2*time.Second, "wait after all sessions are open before measuring memory")
+	drain := fs.Duration("drain-wait", 30*time.Second, "longest wait for sessions to expire after closing (the server's SESSION_TTL)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	quiet := fs.Bool("quiet", false, "no progress lines")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	u, err := checkLoopbackURL(*rawURL)
+	if err != nil {
+		return config{}, err
+	}
+	cfg := config{URL: u, Sessions: *sessions, Rate: *rate, Duration: *duration, Demo: *demo,
+		Timeout: *timeout, Settle: *settle, DrainWait: *drain, JSON: *asJSON, Quiet: *quiet}
+	if cfg.Ramp, err = parseRamp(*ramp); err != nil {
+		return config{}, err
+	}
+	switch {
+	case cfg.Sessions < 1 || cfg.Sessions > maxSessions:
+		return config{}, fmt.Errorf("-sessions %d: want 1..%d", cfg.Sessions, maxSessions)
+	case cfg.Rate < 0 || cfg.Rate > maxRate:
+		return config{}, fmt.Errorf("-rate %g: want 0..%d actions per second", cfg.Rate, maxRate)
+	case cfg.Duration <= 0:
+		return config{}, fmt.Errorf("-duration %v: want a positive duration", cfg.Duration)
+	case cfg.Timeout <= 0 || cfg.Timeout > maxTimeout:
+		return config{}, fmt.Errorf("-timeout %v: want a positive duration up to %v", cfg.Timeout, maxTimeout)
+	case cfg.Duration >= cfg.Timeout:
+		return config{}, fmt.Errorf("-duration %v must be shorter than -timeout %v", cfg.Duration, cfg.Timeout)
+	case cfg.Settle < 0 || cfg.DrainWait < 0:
+		return config{}, fmt.Errorf("-settle and -drain-wait must not be negative")
+	case cfg.Demo != "reconcile" && cfg.Demo != "operator":
+		return config{}, fmt.Errorf("-demo %q: want reconcile or operator", cfg.Demo)
+	}
+	return cfg, nil
+}
+
+// parseRamp reads "200/s", "600/m", "200" (per second) or "0" (unlimited).
+func parseRamp(s string) (float64, error) {
+	num, unit, hasUnit := strings.Cut(strings.TrimSpace(s), "/")
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("-ramp %q: want N/s, N/m or 0", s)
+	}
+	if hasUnit {
+		switch unit {
+		case "s":
+		case "m":
+			n /= 60
+		default:
+			return 0, fmt.Errorf("-ramp %q: unit must be /s or /m", s)
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"errors"
+	"html"
+	"net/url"
+	"regexp"
+)
+
+var (
+	sidAttr       = regexp.MustCompile(`data-sid="([0-9a-f]{32})"`)
+	wsConnectAttr = regexp.MustCompile(`ws-connect="([^"]+)"`)
+)
+
+// pageSession is what a demo page tells its script: the session id and the
+// socket URL to connect to.
+type pageSession struct {
+	SID   string
+	WSURL string // absolute ws:// or wss:// URL
+}
+
+// parsePage finds the first demo's data-sid and ws-connect in a page and
+// resolves the socket URL against the page's URL.
+func parsePage(body []byte, pageURL *url.URL) (pageSession, error) {
+	sid := sidAttr.FindSubmatch(body)
+	ws := wsConnectAttr.FindSubmatch(body)
+	if sid == nil || ws == nil {
+		return pageSession{}, errors.New("page has no data-sid or ws-connect")
+	}
+	ref, err := url.Parse(html.UnescapeString(string(ws[1])))
+	if err != nil {
+		return pageSession{}, err
+	}
+	u := pageURL.ResolveReference(ref)
+	switch u.Scheme {
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	}
+	if u.Query().Get("sid") != string(sid[1]) {
+		return pageSession{}, errors.New("ws-connect names another session than data-sid")
+	}
+	return pageSession{SID: string(sid[1]), WSURL: u.String()}, nil
+}
+
+// origin is the page's origin, sent as the socket's Origin header as a
+// browser would.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
