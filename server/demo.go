@@ -25,8 +25,12 @@ type demo interface {
 	Window() time.Duration
 	// apply carries out a validated command; a rejection changes nothing.
 	apply(c command) *rejection
-	// fragments returns the demo's top-level fragments, each owning its id.
-	fragments(l t.Lang, sid, errText string) []fragment
+	// fragments returns the demo's top-level fragments, each owning its id:
+	// all of them, or (all false) only those time alone changes.
+	fragments(l t.Lang, sid, errText string, all bool) []fragment
+	// EventSeq counts the demo's log events; every change that is not a
+	// command (a start, a reconcile) logs one.
+	EventSeq() int
 }
 
 // fragment is one top-level element of a frame, by id.
@@ -128,8 +132,16 @@ func (d *rcDemo) apply(c command) *rejection {
 	return nil
 }
 
-func (d *rcDemo) fragments(l t.Lang, sid, errText string) []fragment {
-	p := reconcileProps(l, d.ReplicaDemo, errText)
+func (d *rcDemo) fragments(l t.Lang, sid, errText string, all bool) []fragment {
+	p := reconcileProps(l, d.ReplicaDemo, errText, all)
+	if !all {
+		return []fragment{
+			{"rc-clock", t.Clock(l, "rc", p.Controls.Now, d.Now().Milliseconds(), p.Controls.Paused)},
+			{"rc-observed", t.RcObserved(p)},
+			{"rc-chart", t.Chart("rc", p.Chart)},
+			{"rc-snapshot", t.Snapshot("rc", sid, p.Snapshot)},
+		}
+	}
 	return []fragment{
 		{"rc-clock", t.Clock(l, "rc", p.Controls.Now, d.Now().Milliseconds(), p.Controls.Paused)},
 		{"rc-desired", t.RcDesired(p)},
@@ -176,8 +188,16 @@ func (d *opDemo) apply(c command) *rejection {
 	return nil
 }
 
-func (d *opDemo) fragments(l t.Lang, sid, errText string) []fragment {
-	p := operatorProps(l, d.OperatorDemo, errText)
+func (d *opDemo) fragments(l t.Lang, sid, errText string, all bool) []fragment {
+	p := operatorProps(l, d.OperatorDemo, errText, all)
+	if !all {
+		return []fragment{
+			{"op-clock", t.Clock(l, "op", p.Controls.Now, d.Now().Milliseconds(), p.Controls.Paused)},
+			{"op-members", t.OpMembers(p)},
+			{"op-chart", t.Chart("op", p.Chart)},
+			{"op-snapshot", t.Snapshot("op", sid, p.Snapshot)},
+		}
+	}
 	return []fragment{
 		{"op-clock", t.Clock(l, "op", p.Controls.Now, d.Now().Milliseconds(), p.Controls.Paused)},
 		{"op-spec", t.OpSpec(p)},
@@ -200,9 +220,9 @@ func demoProps(kind string, l t.Lang, sid, wsURL string, d demo) t.DemoProps {
 	p := t.DemoProps{Kind: kind, SID: sid, WSURL: wsURL}
 	switch d := d.(type) {
 	case *rcDemo:
-		p.Reconcile = reconcileProps(l, d.ReplicaDemo, "")
+		p.Reconcile = reconcileProps(l, d.ReplicaDemo, "", true)
 	case *opDemo:
-		p.Operator = operatorProps(l, d.OperatorDemo, "")
+		p.Operator = operatorProps(l, d.OperatorDemo, "", true)
 	}
 	return p
 }

@@ -71,7 +71,7 @@ func refusalText(l tmpl.Lang, which string) string {
 // naming its id.
 func renderFragments(t *testing.T, d demo, l tmpl.Lang, errText string) ([]fragment, []string) {
 	t.Helper()
-	frags := d.fragments(l, goldenSID, errText)
+	frags := d.fragments(l, goldenSID, errText, true)
 	out := make([]string, len(frags))
 	for i, f := range frags {
 		var b bytes.Buffer

@@ -53,7 +53,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 	s.lastReal = time.Now()
 	// The page was rendered from this very starting state, so the first
 	// connection needs only what changes after it.
-	s.sent = s.hashes(s.demo.fragments(s.lang, s.id, ""))
+	s.sent = s.hashes(s.demo.fragments(s.lang, s.id, "", true))
 	wake := time.NewTimer(time.Hour)
 	wake.Stop()
 	expire := time.NewTimer(srv.cfg.SessionTTL)
@@ -82,13 +82,21 @@ func (s *session) run(ctx context.Context, srv *Server) {
 			s.advance()
 			s.handle(c, srv)
 		case <-wake.C:
+			seq := s.demo.EventSeq()
 			s.advance()
+			if s.demo.EventSeq() == seq {
+				// Only time moved (the chart scrolls, a countdown runs):
+				// render only what time changes.
+				s.flush(srv, false)
+				s.schedule(wake)
+				continue
+			}
 		case <-expire.C:
 			if s.conn == nil {
 				return
 			}
 		}
-		s.flush(srv)
+		s.flush(srv, true)
 		s.schedule(wake)
 	}
 }
@@ -144,7 +152,7 @@ func (s *session) restore(c command, srv *Server) {
 
 // flush renders the fragments, and hands those that differ from what was
 // last handed over to the connection's mailbox.
-func (s *session) flush(srv *Server) {
+func (s *session) flush(srv *Server, all bool) {
 	if n := s.demo.reconciles(); n != s.reconciles {
 		srv.metrics.reconciles.WithLabelValues(s.kind).Add(float64(n - s.reconciles))
 		s.reconciles = n
@@ -157,7 +165,7 @@ func (s *session) flush(srv *Server) {
 	if s.sent == nil {
 		s.sent = map[string]uint64{}
 	}
-	for _, f := range s.demo.fragments(s.lang, s.id, s.errText) {
+	for _, f := range s.demo.fragments(s.lang, s.id, s.errText, all) {
 		start := buf.Len()
 		if err := f.comp.Render(context.Background(), &buf); err != nil {
 			srv.log.Error("render fragment", "id", f.id, "err", err)

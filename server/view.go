@@ -32,7 +32,10 @@ func controlProps(prefix string, on, paused bool, speed sim.Speed, now time.Dura
 		Now: clockText(now), StepKey: stepKey}
 }
 
-func reconcileProps(l t.Lang, d *sim.ReplicaDemo, errText string) *t.ReconcileProps {
+// reconcileProps builds the reconcile demo's props. Without all, it builds
+// only what time alone changes (clock, pods' start countdowns, chart,
+// snapshot), for the frames of a scrolling chart.
+func reconcileProps(l t.Lang, d *sim.ReplicaDemo, errText string, all bool) *t.ReconcileProps {
 	p := &t.ReconcileProps{Lang: l, Desired: d.Desired(), Max: sim.MaxDesired, Error: errText,
 		Controls: controlProps("rc", d.Controller(), d.Paused(), d.Speed(), d.Now(), "ctl.step")}
 	for _, pod := range d.Pods() {
@@ -49,6 +52,11 @@ func reconcileProps(l t.Lang, d *sim.ReplicaDemo, errText string) *t.ReconcilePr
 		p.Pods = append(p.Pods, pp)
 	}
 	p.Alive = p.Running + p.Pending
+	p.Chart = replicaChart(l, d.History(), d.Now(), d.Window())
+	p.Snapshot = mustJSON(d.Snapshot())
+	if !all {
+		return p
+	}
 	p.Diff = t.DiffProps{Converged: d.Converged(),
 		Detail: t.F(l, "rc.diff.detail", p.Desired, p.Alive, p.Running)}
 	f, c, x := d.Diff()
@@ -68,8 +76,6 @@ func reconcileProps(l t.Lang, d *sim.ReplicaDemo, errText string) *t.ReconcilePr
 		p.Live = t.F(l, "rc.live", clockText(r.At), p.Last.Trigger, p.Last.Explain, actionsText(l, p.Last.Actions))
 	}
 	p.Log = logLines(l, d.Events())
-	p.Chart = replicaChart(l, d.History(), d.Now(), d.Window())
-	p.Snapshot = mustJSON(d.Snapshot())
 	return p
 }
 
@@ -153,22 +159,29 @@ func eventText(l t.Lang, e sim.Event) string {
 	return t.F(l, key, e.Name)
 }
 
-func operatorProps(l t.Lang, d *sim.OperatorDemo, errText string) *t.OperatorProps {
+// operatorProps builds the operator demo's props; without all, only what
+// time alone changes, as reconcileProps.
+func operatorProps(l t.Lang, d *sim.OperatorDemo, errText string, all bool) *t.OperatorProps {
 	r := d.Resource()
 	p := &t.OperatorProps{Lang: l, SpecMembers: r.Spec.Members, MinMembers: sim.MinMembers, MaxMembers: sim.MaxMembers,
 		RestoreFrom: r.Spec.RestoreFrom, Backup: d.Backup(), Phase: r.Status.Phase.String(), Ready: r.Status.Members,
 		Leader: r.Status.Leader, Restored: r.Status.Restored, Error: errText,
 		Controls: controlProps("op", d.Controller(), d.Paused(), d.Speed(), d.Now(), "ctl.step.op")}
-	for _, c := range d.Conditions() {
-		p.Conditions = append(p.Conditions, t.ConditionProps{Type: c.Type, Status: string(c.Status), Reason: c.Reason,
-			Message: c.Message, Since: clockText(c.LastTransitionTime)})
-	}
 	for _, m := range d.Members() {
 		mp := t.MemberProps{Name: m.Name, Ready: m.Ready, Leader: m.Leader}
 		if !m.Ready {
 			mp.StartsIn = secondsText(l, "rc.startsin", m.StartsIn)
 		}
 		p.Members = append(p.Members, mp)
+	}
+	p.Chart = phaseChart(l, d.History(), d.Now(), d.Window())
+	p.Snapshot = mustJSON(d.Snapshot())
+	if !all {
+		return p
+	}
+	for _, c := range d.Conditions() {
+		p.Conditions = append(p.Conditions, t.ConditionProps{Type: c.Type, Status: string(c.Status), Reason: c.Reason,
+			Message: c.Message, Since: clockText(c.LastTransitionTime)})
 	}
 	next := d.Next()
 	p.Next = t.NextProps{Kind: next.Kind, Text: t.T(l, "op.next."+next.Kind)}
@@ -183,8 +196,6 @@ func operatorProps(l t.Lang, d *sim.OperatorDemo, errText string) *t.OperatorPro
 		p.Live = t.F(l, "op.live", p.Last.At, p.Last.Trigger, text, t.T(l, "opphase."+rep.Phase.String()))
 	}
 	p.Log = logLines(l, d.Events())
-	p.Chart = phaseChart(l, d.History(), d.Now(), d.Window())
-	p.Snapshot = mustJSON(d.Snapshot())
 	return p
 }
 

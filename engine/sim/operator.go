@@ -316,3 +316,6 @@ func (s *OperatorDemo) Window() time.Duration { return s.opt.Window }
 
 // LastChange returns when Status.Phase last changed.
 func (s *OperatorDemo) LastChange() time.Duration { return s.hist.last() }
+
+// EventSeq returns the number of the newest log event, as ReplicaDemo's.
+func (s *OperatorDemo) EventSeq() int { return s.log.seq }

@@ -284,3 +284,7 @@ func (s *ReplicaDemo) Window() time.Duration { return s.opt.Window }
 
 // LastChange returns when desired or observed state last changed.
 func (s *ReplicaDemo) LastChange() time.Duration { return s.hist.last() }
+
+// EventSeq returns the number of the newest log event: it grows with every
+// change that is logged, which is every change but pace and pause.
+func (s *ReplicaDemo) EventSeq() int { return s.log.seq }
