@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 CHROMIUM ?= /usr/bin/chromium
 BIN      := bin/reconcile-demo
 
-.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen bench fuzz
+.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen capacity fuzz
 
 run:
 	ADDR=$(ADDR) $(GO) run ./cmd/reconcile-demo
@@ -77,3 +77,18 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReplicaDemo -fuzztime=30s ./engine/sim/
 	$(GO) test -run='^$$' -fuzz=FuzzOperatorDemo -fuzztime=30s ./engine/sim/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeCommand -fuzztime=30s ./server/
+
+loadgen:
+	$(GO) build -o bin/loadgen ./cmd/loadgen
+
+# Measured capacity (README, "Performance"): a server and the load generator
+# as two processes on loopback. (a) 5,000 idle live sessions: memory per
+# session, goroutines back to baseline; (b) 1,000 sessions acting once a
+# second: action-to-frame latency, CPU.
+CAPACITY_ADDR ?= 127.0.0.1:8099
+capacity: build loadgen
+	@ADDR=$(CAPACITY_ADDR) SESSION_TTL=5s MAX_SESSIONS=20000 MAX_SESSIONS_PER_ADDR=20000 $(BIN) 2>/dev/null & pid=$$!; \
+	trap "kill $$pid" EXIT; \
+	for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
+	bin/loadgen -url http://$(CAPACITY_ADDR) -quiet -sessions 5000 -rate 0 -duration 20s -ramp 500/s; \
+	bin/loadgen -url http://$(CAPACITY_ADDR) -quiet -sessions 1000 -rate 1 -duration 30s -ramp 500/s
