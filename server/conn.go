@@ -15,9 +15,10 @@ const (
 	writeWait = 10 * time.Second
 	// pongWait is how long the reader waits for any message or pong.
 	pongWait = 60 * time.Second
-	// pingPeriod is how often the writer pings; less than pongWait, so a
-	// live browser always answers in time.
-	pingPeriod = pongWait * 9 / 10
+	// pingPeriod is how often the writer pings. Half of pongWait (gorilla's
+	// example uses 9/10) leaves a busy server or browser a whole period to
+	// answer before the read deadline drops a live visitor.
+	pingPeriod = pongWait / 2
 	// maxMessage is the largest message a browser may send: an action is
 	// under 300 bytes, a snapshot with the most pods allowed under 4 KB.
 	maxMessage = 8 << 10
