@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -72,7 +73,7 @@ func restoreDemo(kind string, opt sim.Options, raw json.RawMessage) (demo, error
 }
 
 func strictUnmarshal(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytesReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("decode snapshot: %w", err)

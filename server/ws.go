@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -22,11 +23,9 @@ const maxStrikes = 20
 var upgrader = websocket.Upgrader{
 	ReadBufferSize:  1024,
 	WriteBufferSize: 4096,
-	WriteBufferPool: &writePool,
+	WriteBufferPool: &sync.Pool{},
 	CheckOrigin:     sameOrigin,
 }
-
-var writePool = websocketPool{}
 
 // sameOrigin accepts a request without Origin (not a browser: no page of
 // another site can make it) or with an Origin whose host is the request's.
