@@ -69,9 +69,7 @@ e2e: e2e-deps
 
 # Screenshots to look at (desktop, projector, phone, iframe) in web/screenshots.
 screenshots: e2e-deps
-	@ADDR=127.0.0.1:8097 $(BIN) & pid=$$!; trap "kill $$pid" EXIT; \
-	for i in $$(seq 50); do curl -sf http://127.0.0.1:8097/readyz >/dev/null && break; sleep 0.1; done; \
-	cd web && node scripts/shots.mjs http://127.0.0.1:8097 screenshots
+	cd web && CHROMIUM=$(CHROMIUM) npx playwright test screenshots
 
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReplicaDemo -fuzztime=30s ./engine/sim/
