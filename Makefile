@@ -35,9 +35,9 @@ generate:
 	$(GO) tool templ generate
 
 check-generated: generate
-	@if [ -n "$$(git status --porcelain -- templates)" ]; then \
+	@if [ -n "$$(git status --porcelain -- templates demos)" ]; then \
 	  echo "generated templ files are stale: run 'make generate' and commit"; \
-	  git status --porcelain -- templates; git diff --stat -- templates; exit 1; fi
+	  git status --porcelain -- templates demos; git diff --stat -- templates demos; exit 1; fi
 
 # htmx and htmx-ext-ws are vendored into static/ from the npm pins.
 web-deps: web/node_modules/.package-lock.json
@@ -72,9 +72,9 @@ screenshots: e2e-deps
 	cd web && CHROMIUM=$(CHROMIUM) npx playwright test screenshots
 
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzReplicaDemo -fuzztime=30s ./engine/sim/
-	$(GO) test -run='^$$' -fuzz=FuzzOperatorDemo -fuzztime=30s ./engine/sim/
-	$(GO) test -run='^$$' -fuzz=FuzzDecodeCommand -fuzztime=30s ./server/
+	$(GO) test -run='^$$' -fuzz='^FuzzDemo$$' -fuzztime=30s ./demos/reconcile/
+	$(GO) test -run='^$$' -fuzz='^FuzzDemo$$' -fuzztime=30s ./demos/operator/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeCommand -fuzztime=30s ./demos/demo/
 
 loadgen:
 	$(GO) build -o bin/loadgen ./cmd/loadgen

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"path"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/static"
 )
 
@@ -23,7 +24,7 @@ type asset struct {
 // loadAssets reads the embedded static files. Only these names can ever be
 // served: a request names a map key, never a path, so nothing outside
 // static/ is reachable.
-func loadAssets() (map[string]*asset, error) {
+func loadAssets(kinds []demo.Kind) (map[string]*asset, error) {
 	out := map[string]*asset{}
 	err := fs.WalkDir(static.FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -33,27 +34,41 @@ func loadAssets() (map[string]*asset, error) {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
-		a := &asset{body: body, etag: `"` + hex.EncodeToString(sum[:8]) + `"`, ctype: mime.TypeByExtension(path.Ext(p))}
-		if a.ctype == "" {
-			a.ctype = "application/octet-stream"
-		}
-		var buf bytes.Buffer
-		gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		gz.Write(body)
-		if err := gz.Close(); err != nil {
-			return fmt.Errorf("compress %s: %w", p, err)
-		}
-		if buf.Len() < len(body) {
-			a.gzipped = buf.Bytes()
-		}
-		out[p] = a
-		return nil
+		out[p], err = newAsset(p, body)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load static assets: %w", err)
 	}
+	for i := range kinds {
+		if k := &kinds[i]; k.CSS != nil {
+			if out[cssName(k)], err = newAsset(cssName(k), k.CSS); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return out, nil
+}
+
+// cssName is the file name a demo's own stylesheet is served under.
+func cssName(k *demo.Kind) string { return "demo-" + k.Name + ".css" }
+
+func newAsset(name string, body []byte) (*asset, error) {
+	sum := sha256.Sum256(body)
+	a := &asset{body: body, etag: `"` + hex.EncodeToString(sum[:8]) + `"`, ctype: mime.TypeByExtension(path.Ext(name))}
+	if a.ctype == "" {
+		a.ctype = "application/octet-stream"
+	}
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	gz.Write(body)
+	if err := gz.Close(); err != nil {
+		return nil, fmt.Errorf("compress %s: %w", name, err)
+	}
+	if buf.Len() < len(body) {
+		a.gzipped = buf.Bytes()
+	}
+	return a, nil
 }
 
 // serveStatic serves /static/{name} with an ETag, revalidated on every use

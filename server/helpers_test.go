@@ -27,12 +27,12 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 )
 
 // quiet is a pace at which nothing happens by itself for an hour: every
 // change a test sees is one it made (a step creates pods that stay Pending).
-var quiet = sim.Options{Cadence: time.Hour, StartDelay: time.Hour}
+var quiet = demo.Options{Cadence: time.Hour, StartDelay: time.Hour}
 
 // waitLong bounds every wait for something the server does at once: far
 // above what it takes, even under -race on a busy machine.
@@ -216,14 +216,15 @@ func dialNoWait(t *testing.T, ts *testServer, kind, sid, lang string) *wsClient 
 		}
 		t.Fatalf("dial %s session %s: %v %s", kind, sid, err, status)
 	}
-	return newClient(t, ws, kind)
+	prefix := "rc"
+	if k := ts.srv.kinds[kind]; k != nil {
+		prefix = k.Prefix
+	}
+	return newClient(t, ws, prefix)
 }
 
-func newClient(t *testing.T, ws *websocket.Conn, kind string) *wsClient {
-	prefix := "rc"
-	if kind == "operator" {
-		prefix = "op"
-	}
+// newClient wraps a socket of a demo whose fragments' ids start with prefix.
+func newClient(t *testing.T, ws *websocket.Conn, prefix string) *wsClient {
 	t.Cleanup(func() { ws.Close() })
 	return &wsClient{t: t, ws: ws, prefix: prefix, frags: map[string]*html.Node{}}
 }

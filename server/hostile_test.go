@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"golang.org/x/net/html"
 )
 
@@ -27,7 +28,7 @@ import (
 func TestHostileInput(t *testing.T) {
 	t.Parallel()
 	markup := "<img src=x onerror=alert(1)>"
-	cut := strings.Repeat("x", maxNameLen-1) + "é" // maxNameLen falls inside é
+	cut := strings.Repeat("x", demo.MaxNameLen-1) + "é" // demo.MaxNameLen falls inside é
 	for _, tc := range []struct {
 		name   string
 		kind   string               // "" is reconcile
@@ -37,57 +38,57 @@ func TestHostileInput(t *testing.T) {
 		msg    string
 		reason string
 	}{
-		{name: "malformed JSON", msg: `{"action":`, reason: reasonMalformed},
-		{name: "JSON array", msg: `[{"action":"step"}]`, reason: reasonMalformed},
-		{name: "JSON string", msg: `"step"`, reason: reasonMalformed},
-		{name: "JSON null", msg: `null`, reason: reasonMalformed},
-		{name: "empty message", msg: ``, reason: reasonMalformed},
-		{name: "two objects in one message", msg: `{"action":"step"}{"action":"step"}`, reason: reasonMalformed},
-		{name: "no action", msg: `{"HEADERS":{"HX-Request":"true"}}`, reason: reasonUnknownAction},
-		{name: "unknown action", msg: htmx("explode"), reason: reasonUnknownAction},
-		{name: "action of the operator demo", msg: htmx("kill-member", "member", "db-1"), reason: reasonUnknownAction},
-		{name: "action in another case", msg: htmx("STEP"), reason: reasonUnknownAction},
-		{name: "action not a string", msg: `{"action":["step"]}`, reason: reasonWrongType},
-		{name: "replicas a word", msg: htmx("set-replicas", "replicas", "abc"), reason: reasonWrongType},
-		{name: "replicas a boolean", msg: htmx("set-replicas", "replicas", true), reason: reasonWrongType},
-		{name: "replicas an object", msg: `{"action":"set-replicas","replicas":{"n":5}}`, reason: reasonWrongType},
-		{name: "on a word", msg: htmx("controller", "on", "yes"), reason: reasonWrongType},
-		{name: "on a number", msg: htmx("controller", "on", 1), reason: reasonWrongType},
-		{name: "pod a number", msg: htmx("kill", "pod", 123), reason: reasonWrongType},
-		{name: "pod empty", msg: htmx("kill", "pod", ""), reason: reasonWrongType},
-		{name: "pod name too long", msg: htmx("kill", "pod", strings.Repeat("p", maxNameLen+1)), reason: reasonWrongType},
-		{name: "replicas above the maximum", msg: htmx("set-replicas", "replicas", 11), reason: reasonOutOfRange},
-		{name: "replicas above the maximum as a string", msg: htmx("set-replicas", "replicas", "11"), reason: reasonOutOfRange},
-		{name: "replicas negative", msg: htmx("set-replicas", "replicas", -1), reason: reasonOutOfRange},
-		{name: "replicas 1e308", msg: `{"action":"set-replicas","replicas":1e308}`, reason: reasonOutOfRange},
-		{name: "replicas beyond int64", msg: `{"action":"set-replicas","replicas":99999999999999999999}`, reason: reasonOutOfRange},
-		{name: "replicas a fraction", msg: `{"action":"set-replicas","replicas":2.5}`, reason: reasonOutOfRange},
-		{name: "replicas NaN", msg: htmx("set-replicas", "replicas", "NaN"), reason: reasonOutOfRange},
-		{name: "replicas a thousand digits", msg: htmx("set-replicas", "replicas", strings.Repeat("9", 1000)), reason: reasonOutOfRange},
-		{name: "replicas-dec at 0", setup: []string{htmx("set-replicas", "replicas", 0)}, at: -1, msg: htmx("replicas-dec"), reason: reasonOutOfRange},
-		{name: "replicas-inc at the maximum", setup: []string{htmx("set-replicas", "replicas", 10)}, at: 10, msg: htmx("replicas-inc"), reason: reasonOutOfRange},
-		{name: "speed not offered", msg: htmx("speed", "speed", "3"), reason: reasonOutOfRange},
-		{name: "unknown extra field", msg: htmx("step", "evil", 1), reason: reasonWrongType},
-		{name: "HEADERS not an object", msg: `{"action":"step","HEADERS":"x"}`, reason: reasonWrongType},
-		{name: "missing field", msg: htmx("set-replicas"), reason: reasonWrongType},
-		{name: "kill of a pod that does not exist", msg: htmx("kill", "pod", "pod-1"), reason: reasonUnknownTarget},
+		{name: "malformed JSON", msg: `{"action":`, reason: demo.ReasonMalformed},
+		{name: "JSON array", msg: `[{"action":"step"}]`, reason: demo.ReasonMalformed},
+		{name: "JSON string", msg: `"step"`, reason: demo.ReasonMalformed},
+		{name: "JSON null", msg: `null`, reason: demo.ReasonMalformed},
+		{name: "empty message", msg: ``, reason: demo.ReasonMalformed},
+		{name: "two objects in one message", msg: `{"action":"step"}{"action":"step"}`, reason: demo.ReasonMalformed},
+		{name: "no action", msg: `{"HEADERS":{"HX-Request":"true"}}`, reason: demo.ReasonUnknownAction},
+		{name: "unknown action", msg: htmx("explode"), reason: demo.ReasonUnknownAction},
+		{name: "action of the operator demo", msg: htmx("kill-member", "member", "db-1"), reason: demo.ReasonUnknownAction},
+		{name: "action in another case", msg: htmx("STEP"), reason: demo.ReasonUnknownAction},
+		{name: "action not a string", msg: `{"action":["step"]}`, reason: demo.ReasonWrongType},
+		{name: "replicas a word", msg: htmx("set-replicas", "replicas", "abc"), reason: demo.ReasonWrongType},
+		{name: "replicas a boolean", msg: htmx("set-replicas", "replicas", true), reason: demo.ReasonWrongType},
+		{name: "replicas an object", msg: `{"action":"set-replicas","replicas":{"n":5}}`, reason: demo.ReasonWrongType},
+		{name: "on a word", msg: htmx("controller", "on", "yes"), reason: demo.ReasonWrongType},
+		{name: "on a number", msg: htmx("controller", "on", 1), reason: demo.ReasonWrongType},
+		{name: "pod a number", msg: htmx("kill", "pod", 123), reason: demo.ReasonWrongType},
+		{name: "pod empty", msg: htmx("kill", "pod", ""), reason: demo.ReasonWrongType},
+		{name: "pod name too long", msg: htmx("kill", "pod", strings.Repeat("p", demo.MaxNameLen+1)), reason: demo.ReasonWrongType},
+		{name: "replicas above the maximum", msg: htmx("set-replicas", "replicas", 11), reason: demo.ReasonOutOfRange},
+		{name: "replicas above the maximum as a string", msg: htmx("set-replicas", "replicas", "11"), reason: demo.ReasonOutOfRange},
+		{name: "replicas negative", msg: htmx("set-replicas", "replicas", -1), reason: demo.ReasonOutOfRange},
+		{name: "replicas 1e308", msg: `{"action":"set-replicas","replicas":1e308}`, reason: demo.ReasonOutOfRange},
+		{name: "replicas beyond int64", msg: `{"action":"set-replicas","replicas":99999999999999999999}`, reason: demo.ReasonOutOfRange},
+		{name: "replicas a fraction", msg: `{"action":"set-replicas","replicas":2.5}`, reason: demo.ReasonOutOfRange},
+		{name: "replicas NaN", msg: htmx("set-replicas", "replicas", "NaN"), reason: demo.ReasonOutOfRange},
+		{name: "replicas a thousand digits", msg: htmx("set-replicas", "replicas", strings.Repeat("9", 1000)), reason: demo.ReasonOutOfRange},
+		{name: "replicas-dec at 0", setup: []string{htmx("set-replicas", "replicas", 0)}, at: -1, msg: htmx("replicas-dec"), reason: demo.ReasonOutOfRange},
+		{name: "replicas-inc at the maximum", setup: []string{htmx("set-replicas", "replicas", 10)}, at: 10, msg: htmx("replicas-inc"), reason: demo.ReasonOutOfRange},
+		{name: "speed not offered", msg: htmx("speed", "speed", "3"), reason: demo.ReasonOutOfRange},
+		{name: "unknown extra field", msg: htmx("step", "evil", 1), reason: demo.ReasonWrongType},
+		{name: "HEADERS not an object", msg: `{"action":"step","HEADERS":"x"}`, reason: demo.ReasonWrongType},
+		{name: "missing field", msg: htmx("set-replicas"), reason: demo.ReasonWrongType},
+		{name: "kill of a pod that does not exist", msg: htmx("kill", "pod", "pod-1"), reason: demo.ReasonUnknownTarget},
 		{name: "kill of a Failed pod", setup: []string{htmx("step"), htmx("kill", "pod", "pod-1")},
 			ready: func(c *wsClient) bool { return slices.Contains(c.pods(), "pod-1=Failed") },
-			msg:   htmx("kill", "pod", "pod-1"), reason: reasonUnknownTarget},
-		{name: "markup in the action", msg: htmx(markup), reason: reasonUnknownAction},
-		{name: "markup in the pod name", msg: htmx("kill", "pod", markup), reason: reasonUnknownTarget},
-		{name: "markup in a field name", msg: htmx("step", markup, 1), reason: reasonWrongType},
-		{name: "long action cut inside a character", msg: htmx(cut + "tail"), reason: reasonUnknownAction},
-		{name: "long field name cut inside a character", msg: htmx("step", cut+"tail", 1), reason: reasonWrongType},
-		{name: "on null", msg: htmx("controller", "on", nil), reason: reasonWrongType},
+			msg:   htmx("kill", "pod", "pod-1"), reason: demo.ReasonUnknownTarget},
+		{name: "markup in the action", msg: htmx(markup), reason: demo.ReasonUnknownAction},
+		{name: "markup in the pod name", msg: htmx("kill", "pod", markup), reason: demo.ReasonUnknownTarget},
+		{name: "markup in a field name", msg: htmx("step", markup, 1), reason: demo.ReasonWrongType},
+		{name: "long action cut inside a character", msg: htmx(cut + "tail"), reason: demo.ReasonUnknownAction},
+		{name: "long field name cut inside a character", msg: htmx("step", cut+"tail", 1), reason: demo.ReasonWrongType},
+		{name: "on null", msg: htmx("controller", "on", nil), reason: demo.ReasonWrongType},
 		// The operator demo.
-		{name: "operator: action of the reconcile demo", kind: "operator", msg: htmx("kill", "pod", "pod-1"), reason: reasonUnknownAction},
-		{name: "operator: members a word", kind: "operator", msg: htmx("set-members", "members", "abc"), reason: reasonWrongType},
-		{name: "operator: members 0", kind: "operator", msg: htmx("set-members", "members", 0), reason: reasonOutOfRange},
-		{name: "operator: members above the maximum", kind: "operator", msg: htmx("set-members", "members", 8), reason: reasonOutOfRange},
-		{name: "operator: members-dec at 1", kind: "operator", setup: []string{htmx("set-members", "members", 1)}, at: 1, msg: htmx("members-dec"), reason: reasonOutOfRange},
-		{name: "operator: kill of a member that does not exist", kind: "operator", msg: htmx("kill-member", "member", "db-1"), reason: reasonUnknownTarget},
-		{name: "operator: present a word", kind: "operator", msg: htmx("backup", "present", "gone"), reason: reasonWrongType},
+		{name: "operator: action of the reconcile demo", kind: "operator", msg: htmx("kill", "pod", "pod-1"), reason: demo.ReasonUnknownAction},
+		{name: "operator: members a word", kind: "operator", msg: htmx("set-members", "members", "abc"), reason: demo.ReasonWrongType},
+		{name: "operator: members 0", kind: "operator", msg: htmx("set-members", "members", 0), reason: demo.ReasonOutOfRange},
+		{name: "operator: members above the maximum", kind: "operator", msg: htmx("set-members", "members", 8), reason: demo.ReasonOutOfRange},
+		{name: "operator: members-dec at 1", kind: "operator", setup: []string{htmx("set-members", "members", 1)}, at: 1, msg: htmx("members-dec"), reason: demo.ReasonOutOfRange},
+		{name: "operator: kill of a member that does not exist", kind: "operator", msg: htmx("kill-member", "member", "db-1"), reason: demo.ReasonUnknownTarget},
+		{name: "operator: present a word", kind: "operator", msg: htmx("backup", "present", "gone"), reason: demo.ReasonWrongType},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -173,24 +174,24 @@ func TestHostileInputCloses(t *testing.T) {
 		{"frame over the read limit", func(ws *websocket.Conn) {
 			pad := strings.Repeat("a", maxMessage)
 			ws.WriteMessage(websocket.TextMessage, []byte(htmx("step", "pad", pad)))
-		}, websocket.CloseMessageTooBig, reasonTooBig},
+		}, websocket.CloseMessageTooBig, demo.ReasonTooBig},
 		{"binary frame", func(ws *websocket.Conn) {
 			ws.WriteMessage(websocket.BinaryMessage, []byte(htmx("step")))
-		}, websocket.CloseUnsupportedData, reasonBinary},
+		}, websocket.CloseUnsupportedData, demo.ReasonBinary},
 		{"30 malformed messages", func(ws *websocket.Conn) {
 			for range 30 {
 				if ws.WriteMessage(websocket.TextMessage, []byte(`{"action":`)) != nil {
 					return
 				}
 			}
-		}, websocket.ClosePolicyViolation, reasonMalformed},
+		}, websocket.ClosePolicyViolation, demo.ReasonMalformed},
 		{"flood of 500 valid steps", func(ws *websocket.Conn) {
 			for range 500 {
 				if ws.WriteMessage(websocket.TextMessage, []byte(htmx("step"))) != nil {
 					return
 				}
 			}
-		}, websocket.ClosePolicyViolation, reasonRate},
+		}, websocket.ClosePolicyViolation, demo.ReasonRate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -211,7 +212,7 @@ func TestHostileInputCloses(t *testing.T) {
 			if got := ts.metric(t, `reconcile_demo_rejected_total{reason="`+tc.reason+`"}`); got < 1 {
 				t.Errorf("rejected_total{reason=%q} = %v, want at least 1", tc.reason, got)
 			}
-			if tc.reason == reasonRate {
+			if tc.reason == demo.ReasonRate {
 				// Defaults: 20 actions a second, 40 at once.
 				steps := ts.metric(t, `reconcile_demo_actions_total{action="step",demo="reconcile"}`)
 				if limit := 40 + 20*elapsed.Seconds() + 1; steps > limit || steps < 40 {
@@ -415,7 +416,7 @@ func TestSlowReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow := newClient(t, ws, "reconcile")
+	slow := newClient(t, ws, "rc")
 
 	runtime.GC()
 	var before runtime.MemStats

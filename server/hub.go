@@ -6,8 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/reconcile-demo/reconcile-demo/engine/sim"
-	t "github.com/reconcile-demo/reconcile-demo/templates"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // Errors of hub.join.
@@ -35,9 +35,10 @@ type hub struct {
 }
 
 type joinReq struct {
-	id, kind, addr string
-	lang           t.Lang
-	reply          chan joinReply
+	id, addr string
+	kind     *demo.Kind
+	lang     ui.Lang
+	reply    chan joinReply
 }
 
 type countReq struct {
@@ -59,7 +60,7 @@ func newHub(m *metrics) *hub {
 
 // run serves requests until ctx ends, then waits for every session to end.
 // Sessions watch ctx themselves and close their sockets with 1012.
-func (h *hub) run(ctx context.Context, srv *Server, opt sim.Options) {
+func (h *hub) run(ctx context.Context, srv *Server) {
 	defer close(h.stopped)
 	for {
 		select {
@@ -82,14 +83,14 @@ func (h *hub) run(ctx context.Context, srv *Server, opt sim.Options) {
 		case s := <-h.removes:
 			h.drop(s)
 		case r := <-h.joins:
-			r.reply <- h.join(ctx, r, srv, opt)
+			r.reply <- h.join(ctx, r, srv)
 		case r := <-h.counts:
 			r.reply <- h.perAddr[r.addr]
 		}
 	}
 }
 
-func (h *hub) join(ctx context.Context, r joinReq, srv *Server, opt sim.Options) joinReply {
+func (h *hub) join(ctx context.Context, r joinReq, srv *Server) joinReply {
 	if s, ok := h.sessions[r.id]; ok {
 		if s.kind != r.kind {
 			return joinReply{err: errMismatch}
@@ -99,7 +100,7 @@ func (h *hub) join(ctx context.Context, r joinReq, srv *Server, opt sim.Options)
 	if len(h.sessions) >= srv.cfg.MaxSessions || h.perAddr[r.addr] >= srv.cfg.MaxSessionsPerAddr {
 		return joinReply{err: errBusy}
 	}
-	s := newSession(r.id, r.kind, r.lang, r.addr, opt)
+	s := newSession(r.id, r.kind, r.lang, r.addr, srv.opt)
 	h.sessions[r.id] = s
 	h.perAddr[r.addr]++
 	h.counted()
@@ -131,7 +132,7 @@ func (h *hub) counted() {
 func (h *hub) remove(s *session) { h.removes <- s }
 
 // joinSession finds the session id of kind, or creates it.
-func (h *hub) joinSession(ctx context.Context, id, kind, addr string, lang t.Lang) (*session, bool, error) {
+func (h *hub) joinSession(ctx context.Context, id string, kind *demo.Kind, addr string, lang ui.Lang) (*session, bool, error) {
 	reply := make(chan joinReply, 1)
 	select {
 	case h.joins <- joinReq{id: id, kind: kind, addr: addr, lang: lang, reply: reply}:

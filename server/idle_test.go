@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	tmpl "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -34,7 +35,7 @@ func TestIdleSessionCostsNothing(t *testing.T) {
 				go func() { srv.Run(ctx); close(done) }()
 				defer func() { cancel(); <-done }()
 
-				sess, _, err := srv.hub.joinSession(ctx, newSID(), "reconcile", "192.0.2.1", tmpl.Ja)
+				sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds["reconcile"], "192.0.2.1", tmpl.Ja)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -42,7 +43,7 @@ func TestIdleSessionCostsNothing(t *testing.T) {
 				sess.attach <- conn
 				if tc.act != "" {
 					time.Sleep(1200 * time.Millisecond) // pods created at 1 s, Pending until 2.5 s
-					sess.cmds <- decodeCommand("reconcile", []byte(tc.act))
+					sess.cmds <- demo.Decode(srv.kinds["reconcile"], []byte(tc.act))
 				} else {
 					time.Sleep(3 * time.Second) // converged at 2.5 s
 				}

@@ -9,59 +9,79 @@ import (
 
 	"github.com/a-h/templ"
 
-	t "github.com/reconcile-demo/reconcile-demo/templates"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
-// page serves a full page of the given demos, each with a fresh session id.
-// The session itself starts when the page's socket connects, so a crawler
-// that never runs the script costs nothing.
-func (s *Server) page(path string, kinds ...string) http.HandlerFunc {
+// page serves one demo with the site header, with a fresh session id. The
+// session itself starts when the page's socket connects, so a crawler that
+// never runs the script costs nothing.
+func (s *Server) page(kind string) http.HandlerFunc {
+	k := s.kinds[kind]
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.servePage(w, r, path, false, kinds)
+		s.servePage(w, r, "/"+k.Name, false, []*demo.Kind{k}, nil)
 	}
 }
 
 // embed serves a chrome-less demo for an iframe.
-func (s *Server) embed(path, kind string) http.HandlerFunc {
+func (s *Server) embed(kind string) http.HandlerFunc {
+	k := s.kinds[kind]
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.servePage(w, r, path, true, []string{kind})
+		s.servePage(w, r, "/embed/"+k.Name, true, []*demo.Kind{k}, nil)
 	}
 }
 
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, embed bool, kinds []string) {
+// index serves the chapters' index: every demo with its chapter and one
+// line of what it shows, and the demos marked OnIndex live below it.
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	lang := ui.ParseLang(r.URL.Query().Get("lang"))
+	var live []*demo.Kind
+	var entries []ui.IndexEntry
+	for i := range s.cfg.Demos {
+		k := s.kinds[s.cfg.Demos[i].Name]
+		entries = append(entries, ui.IndexEntry{Kind: k.Name, Chapter: k.Chapter, Title: k.Title(lang),
+			Summary: k.Summary(lang), Live: k.OnIndex})
+		if k.OnIndex {
+			live = append(live, k)
+		}
+	}
+	s.servePage(w, r, "/", false, live, entries)
+}
+
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, embed bool, kinds []*demo.Kind, index []ui.IndexEntry) {
 	q := r.URL.Query()
-	lang := t.ParseLang(q.Get("lang"))
+	lang := ui.ParseLang(q.Get("lang"))
 	s.securityHeaders(w, embed)
 	if s.draining.Load() || s.hub.live.Load()+int64(len(kinds)) > int64(s.cfg.MaxSessions) ||
 		s.hub.sessionsOf(r.Context(), clientAddr(r))+len(kinds) > s.cfg.MaxSessionsPerAddr {
 		w.Header().Set("Retry-After", "30")
-		s.render(w, r, http.StatusServiceUnavailable, t.MessagePage(lang, t.T(lang, "busy.title"), t.T(lang, "busy.body")))
+		s.render(w, r, http.StatusServiceUnavailable, ui.MessagePage(lang, ui.T(lang, "busy.title"), ui.T(lang, "busy.body")))
 		return
 	}
-	p := t.PageProps{Lang: lang, Path: path, Present: q.Get("mode") == "present", Embed: embed,
-		Title: t.T(lang, "site.title")}
-	for _, kind := range kinds {
+	p := ui.PageProps{Lang: lang, Path: path, Present: q.Get("mode") == "present", Embed: embed,
+		Title: ui.T(lang, "site.title"), Index: index}
+	for i := range s.cfg.Demos {
+		k := &s.cfg.Demos[i]
+		p.Nav = append(p.Nav, ui.NavItem{Path: "/" + k.Name, Label: k.Short(lang)})
+	}
+	for _, k := range kinds {
 		sid := newSID()
-		ws := "/ws?" + url.Values{"demo": {kind}, "sid": {sid}, "lang": {string(lang)}}.Encode()
-		p.Demos = append(p.Demos, demoProps(kind, lang, sid, ws, newDemo(kind, s.opt)))
+		ws := "/ws?" + url.Values{"demo": {k.Name}, "sid": {sid}, "lang": {string(lang)}}.Encode()
+		p.Demos = append(p.Demos, k.New(s.opt).Section(demo.View{Lang: lang, SID: sid, WSURL: ws}))
+		if k.CSS != nil {
+			p.Styles = append(p.Styles, cssName(k))
+		}
 	}
-	if len(kinds) == 1 {
-		p.Title = t.T(lang, demoTitleKey(kinds[0])) + " — " + t.T(lang, "site.short")
+	if len(kinds) == 1 && index == nil {
+		p.Title = kinds[0].Title(lang) + " — " + ui.T(lang, "site.short")
 	}
-	s.render(w, r, http.StatusOK, t.Page(p))
-}
-
-func demoTitleKey(kind string) string {
-	if kind == "operator" {
-		return "op.title"
-	}
-	return "rc.title"
+	s.render(w, r, http.StatusOK, ui.Page(p))
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	lang := t.ParseLang(r.URL.Query().Get("lang"))
+	lang := ui.ParseLang(r.URL.Query().Get("lang"))
 	s.securityHeaders(w, false)
-	s.render(w, r, http.StatusNotFound, t.MessagePage(lang, t.T(lang, "notfound.title"), r.URL.Path))
+	s.render(w, r, http.StatusNotFound, ui.MessagePage(lang, ui.T(lang, "notfound.title"), r.URL.Path))
 }
 
 // securityHeaders sets the CSP of a page. Embed routes may be framed by the

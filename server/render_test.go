@@ -4,13 +4,8 @@ package server
 // DESIGN.md promises, and the language of every page and frame.
 
 import (
-	"bytes"
-	"context"
-	"flag"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,128 +14,13 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/reconcile-demo/reconcile-demo/engine/sim"
-	tmpl "github.com/reconcile-demo/reconcile-demo/templates"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// goldenSID is the session id of golden renders.
-const goldenSID = "0123456789abcdef0123456789abcdef"
-
-// demoStates are deterministic demos: the engine is pure, so the same
-// commands and time steps always render the same fragments.
-var demoStates = []struct {
-	name, kind string
-	build      func() (demo, string) // the demo and the refusal it shows
-}{
-	{"reconcile_fresh", "reconcile", func() (demo, string) { return newDemo("reconcile", sim.Options{}), "" }},
-	{"reconcile_acted", "reconcile", func() (demo, string) {
-		d := newDemo("reconcile", sim.Options{})
-		d.apply(command{Action: "step"}) // creates pod-1..3
-		d.Advance(2 * time.Second)       // they run
-		d.apply(command{Action: "kill", Name: "pod-2"})
-		d.apply(command{Action: "set-replicas", N: 4})
-		d.Advance(time.Second) // the controller replaces pod-2 and adds one
-		return d, "range"
-	}},
-	{"operator_fresh", "operator", func() (demo, string) { return newDemo("operator", sim.Options{}), "" }},
-	{"operator_acted", "operator", func() (demo, string) {
-		d := newDemo("operator", sim.Options{})
-		d.apply(command{Action: "step"}) // restore
-		d.apply(command{Action: "step"}) // create db-1
-		d.Advance(2 * time.Second)       // db-1 ready
-		d.apply(command{Action: "step"}) // create db-2
-		d.apply(command{Action: "backup", On: false})
-		return d, "member"
-	}},
-}
-
-// refusalText is the refusal a golden state shows.
-func refusalText(l tmpl.Lang, which string) string {
-	switch which {
-	case "range":
-		return errorText(l, &rejection{Key: "err.range", Args: []any{"replicas", 0, sim.MaxDesired}})
-	case "member":
-		return errorText(l, &rejection{Key: "err.member", Args: []any{"db-9"}})
-	}
-	return ""
-}
-
-// renderFragments renders a demo's fragments, each preceded by a comment
-// naming its id.
-func renderFragments(t *testing.T, d demo, l tmpl.Lang, errText string) ([]fragment, []string) {
-	t.Helper()
-	frags := d.fragments(l, goldenSID, errText, true)
-	out := make([]string, len(frags))
-	for i, f := range frags {
-		var b bytes.Buffer
-		if err := f.comp.Render(context.Background(), &b); err != nil {
-			t.Fatalf("render %s: %v", f.id, err)
-		}
-		out[i] = b.String()
-	}
-	return frags, out
-}
-
-// TestFragmentsGolden compares each demo's fragments with testdata/; run
-// with -update to rewrite them after an intended change.
-func TestFragmentsGolden(t *testing.T) {
-	for _, st := range demoStates {
-		for _, l := range []tmpl.Lang{tmpl.Ja, tmpl.En} {
-			name := st.name + "_" + string(l)
-			t.Run(name, func(t *testing.T) {
-				d, refusal := st.build()
-				frags, htmls := renderFragments(t, d, l, refusalText(l, refusal))
-				var b strings.Builder
-				for i, f := range frags {
-					fmt.Fprintf(&b, "<!-- %s -->\n%s\n", f.id, htmls[i])
-				}
-				path := filepath.Join("testdata", name+".golden")
-				if *update {
-					if err := os.MkdirAll("testdata", 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./server/ -run TestFragmentsGolden -update to create it)", err)
-				}
-				if got := b.String(); got != string(want) {
-					t.Errorf("%s differs from the render (go test ./server/ -run TestFragmentsGolden -update rewrites it):\n%s",
-						path, firstDiff(string(want), got))
-				}
-			})
-		}
-	}
-}
-
-// firstDiff shows the first line where want and got differ.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d\nwant: %.400s\ngot:  %.400s", i+1, wl, gl)
-		}
-	}
-	return "(no line differs)"
-}
-
-// TestFragmentsOwnTheirIDs: each fragment is one top-level element carrying
-// its id (htmx-ext-ws swaps by id), ids are unique, and each id is on the
-// page, so that a swap has a target.
-func TestFragmentsOwnTheirIDs(t *testing.T) {
+// TestPageIDsUnique: no id appears twice on any page (a swap would land on
+// the wrong element). Each demo checks that its fragments own their ids
+// (package demotest).
+func TestPageIDsUnique(t *testing.T) {
 	ts := startServer(t, Config{Sim: quiet})
 	pages := map[string]*html.Node{}
 	for _, path := range []string{"/reconcile", "/operator", "/", "/embed/reconcile", "/embed/operator"} {
@@ -157,37 +37,6 @@ func TestFragmentsOwnTheirIDs(t *testing.T) {
 			} else {
 				seen[id] = true
 			}
-		}
-	}
-	for _, st := range demoStates {
-		for _, l := range []tmpl.Lang{tmpl.Ja, tmpl.En} {
-			t.Run(st.name+"_"+string(l), func(t *testing.T) {
-				d, refusal := st.build()
-				frags, htmls := renderFragments(t, d, l, refusalText(l, refusal))
-				ids := map[string]bool{}
-				for i, f := range frags {
-					if ids[f.id] {
-						t.Errorf("two fragments own %q", f.id)
-					}
-					ids[f.id] = true
-					nodes, err := parseFragments(htmls[i])
-					if err != nil {
-						t.Errorf("%s: %v", f.id, err)
-					}
-					if len(nodes) != 1 || attr(nodes[0], "id") != f.id {
-						var got []string
-						for _, n := range nodes {
-							got = append(got, "<"+n.Data+" id="+attr(n, "id")+">")
-						}
-						t.Errorf("fragment %s renders top-level %v, want one element with id %q", f.id, got, f.id)
-					}
-					for _, path := range []string{"/" + st.kind, "/", "/embed/" + st.kind} {
-						if len(findAll(pages[path], func(n *html.Node) bool { return attr(n, "id") == f.id })) != 1 {
-							t.Errorf("%s has no element with id %q for the fragment to replace", path, f.id)
-						}
-					}
-				}
-			})
 		}
 	}
 }
@@ -277,7 +126,7 @@ func TestPageTestIDs(t *testing.T) {
 			{id: "operator-demo", attrs: []string{"data-sid", "ws-connect"}},
 			{id: "spec-members", attrs: []string{"data-value"}, value: "3"},
 			{id: "members-inc"}, {id: "members-dec"},
-			{id: "spec-restore-from", attrs: []string{"data-value"}, value: sim.OperatorBackup},
+			{id: "spec-restore-from", attrs: []string{"data-value"}, value: "backup-07-28"},
 			{id: "backup-toggle", attrs: []string{"aria-pressed"}},
 			{id: "backup", attrs: []string{"data-present"}},
 			{id: "status-phase", attrs: []string{"data-value"}, value: "Pending"},
@@ -350,7 +199,7 @@ func japaneseIn(n *html.Node) []string {
 // TestEnglishHasNoJapanese: ?lang=en pages and the frames of an English
 // session, after every kind of action and refusal, are all English.
 func TestEnglishHasNoJapanese(t *testing.T) {
-	ts := startServer(t, Config{Sim: sim.Options{StartDelay: 50 * time.Millisecond, Cadence: 20 * time.Millisecond}})
+	ts := startServer(t, Config{Sim: demo.Options{StartDelay: 50 * time.Millisecond, Cadence: 20 * time.Millisecond}})
 	busy := startServer(t, Config{MaxSessions: 1}) // "/" needs two sessions: always busy
 	for _, page := range []struct {
 		ts   *testServer

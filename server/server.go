@@ -6,13 +6,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
 
-	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	"github.com/reconcile-demo/reconcile-demo/demos"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 )
 
 // Config configures a Server. The zero value is usable.
@@ -34,8 +36,11 @@ type Config struct {
 	// actions per second, and how many may come at once. Default to 20 and 40.
 	ActionRate  float64
 	ActionBurst int
-	// Sim configures the simulations' timing. Zero values take sim's defaults.
-	Sim sim.Options
+	// Demos are the demos served, in the order of the chapters' index.
+	// Defaults to the registry (demos.All).
+	Demos []demo.Kind
+	// Sim configures the demos' timing. Zero values take the defaults.
+	Sim demo.Options
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -62,6 +67,9 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if c.Demos == nil {
+		c.Demos = demos.All()
+	}
 	return c
 }
 
@@ -69,7 +77,8 @@ func (c Config) withDefaults() Config {
 // for as long as it serves; cancel Run's context to drain.
 type Server struct {
 	cfg      Config
-	opt      sim.Options
+	opt      demo.Options
+	kinds    map[string]*demo.Kind // the served demos by name
 	log      *slog.Logger
 	metrics  *metrics
 	hub      *hub
@@ -82,11 +91,23 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	m := newMetrics()
-	assets, err := loadAssets()
+	kinds := map[string]*demo.Kind{}
+	for i := range cfg.Demos {
+		k := &cfg.Demos[i]
+		if !validKind(k.Name) || k.Prefix == "" || k.New == nil || k.Restore == nil || k.Title == nil ||
+			k.Short == nil || k.Summary == nil {
+			return nil, fmt.Errorf("demo %q: a kind needs a lowercase name, a prefix, New, Restore and its words", k.Name)
+		}
+		if _, dup := kinds[k.Name]; dup {
+			return nil, fmt.Errorf("demo %q is registered twice", k.Name)
+		}
+		kinds[k.Name] = k
+	}
+	assets, err := loadAssets(cfg.Demos)
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, opt: cfg.Sim, log: cfg.Logger, metrics: m, hub: newHub(m), assets: assets,
+	return &Server{cfg: cfg, opt: cfg.Sim, kinds: kinds, log: cfg.Logger, metrics: m, hub: newHub(m), assets: assets,
 		running: make(chan struct{})}, nil
 }
 
@@ -100,7 +121,7 @@ func (s *Server) Run(ctx context.Context) {
 		s.draining.Store(true)
 	}()
 	close(s.running)
-	s.hub.run(ctx, s, s.opt)
+	s.hub.run(ctx, s)
 }
 
 // Draining reports whether the server has begun to drain.
@@ -109,11 +130,11 @@ func (s *Server) Draining() bool { return s.draining.Load() }
 // Handler returns the server's routes.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.page("/", "reconcile", "operator"))
-	mux.HandleFunc("GET /reconcile", s.page("/reconcile", "reconcile"))
-	mux.HandleFunc("GET /operator", s.page("/operator", "operator"))
-	mux.HandleFunc("GET /embed/reconcile", s.embed("/embed/reconcile", "reconcile"))
-	mux.HandleFunc("GET /embed/operator", s.embed("/embed/operator", "operator"))
+	mux.HandleFunc("GET /{$}", s.index)
+	for _, k := range s.cfg.Demos {
+		mux.HandleFunc("GET /"+k.Name, s.page(k.Name))
+		mux.HandleFunc("GET /embed/"+k.Name, s.embed(k.Name))
+	}
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
@@ -166,6 +187,24 @@ func validSID(id string) bool {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
+	}
+	return true
+}
+
+// validKind reports whether name can be a demo kind: lowercase letters, one
+// route segment, none of the server's own routes.
+func validKind(name string) bool {
+	if name == "" || len(name) > 32 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 'a' || name[i] > 'z' {
+			return false
+		}
+	}
+	switch name {
+	case "ws", "healthz", "readyz", "metrics", "static", "embed", "room":
+		return false
 	}
 	return true
 }

@@ -3,33 +3,30 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"hash/maphash"
 	"time"
 
-	"github.com/reconcile-demo/reconcile-demo/engine/sim"
-	t "github.com/reconcile-demo/reconcile-demo/templates"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
-
-// chartTick is how often a watched demo re-renders while its chart still
-// scrolls (the last change is less than a window old). Nothing else ticks.
-const chartTick = time.Second
 
 // session owns one visitor's demo. Its goroutine (run) is the only code that
 // touches the demo, the attached connection and the record of what was
 // sent; everything else talks to it through its channels.
 type session struct {
 	id   string
-	kind string // "reconcile" or "operator"
-	lang t.Lang
+	kind *demo.Kind
+	lang ui.Lang
 	addr string // the visitor's address, for per-address limits
 
-	cmds   chan command  // from the attached connection's readPump
-	attach chan *wsConn  // a new connection takes over
-	detach chan *wsConn  // a connection ended
-	done   chan struct{} // closed when run returns
+	cmds   chan demo.Command // from the attached connection's readPump
+	attach chan *wsConn      // a new connection takes over
+	detach chan *wsConn      // a connection ended
+	done   chan struct{}     // closed when run returns
 
 	// Owned by run.
-	demo       demo
+	demo       demo.Instance
 	conn       *wsConn
 	sent       map[string]uint64 // hash of each fragment last handed to conn
 	errText    string            // the refusal shown until the next accepted action
@@ -38,22 +35,25 @@ type session struct {
 	reconciles int               // the demo's reconcile count already reported
 }
 
-func newSession(id, kind string, lang t.Lang, addr string, opt sim.Options) *session {
+func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options) *session {
 	return &session{id: id, kind: kind, lang: lang, addr: addr,
-		cmds: make(chan command, 4), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
-		done: make(chan struct{}), demo: newDemo(kind, opt), restorable: true}
+		cmds: make(chan demo.Command, 4), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
+		done: make(chan struct{}), demo: kind.New(opt), restorable: true}
 }
 
 // run is the session's goroutine. It ends when no connection has been
 // attached for ttl, or when ctx ends (the server drains), and then tells the
-// hub.
+// hub. It wakes only for a command, a connection, or the moment the demo
+// says something changes by itself: the page runs the clock, the
+// countdowns and the charts' scrolling from each frame, so time alone costs
+// the server nothing.
 func (s *session) run(ctx context.Context, srv *Server) {
 	defer close(s.done)
 	defer srv.hub.remove(s)
 	s.lastReal = time.Now()
 	// The page was rendered from this very starting state, so the first
 	// connection needs only what changes after it.
-	s.sent = s.hashes(s.demo.fragments(s.lang, s.id, "", true))
+	s.sent = s.hashes(s.demo.Fragments(s.view()))
 	wake := time.NewTimer(time.Hour)
 	wake.Stop()
 	expire := time.NewTimer(srv.cfg.SessionTTL)
@@ -82,21 +82,13 @@ func (s *session) run(ctx context.Context, srv *Server) {
 			s.advance()
 			s.handle(c, srv)
 		case <-wake.C:
-			seq := s.demo.EventSeq()
 			s.advance()
-			if s.demo.EventSeq() == seq {
-				// Only time moved (the chart scrolls, a countdown runs):
-				// render only what time changes.
-				s.flush(srv, false)
-				s.schedule(wake)
-				continue
-			}
 		case <-expire.C:
 			if s.conn == nil {
 				return
 			}
 		}
-		s.flush(srv, true)
+		s.flush(srv)
 		s.schedule(wake)
 	}
 }
@@ -108,43 +100,54 @@ func (s *session) advance() {
 	s.lastReal = now
 }
 
-func (s *session) handle(c command, srv *Server) {
-	if c.reject != nil {
-		s.errText = errorText(s.lang, c.reject)
-		srv.metrics.rejected.WithLabelValues(c.reject.Reason).Inc()
+func (s *session) view() demo.View { return demo.View{Lang: s.lang, SID: s.id, Error: s.errText} }
+
+func (s *session) handle(c demo.Command, srv *Server) {
+	if c.Reject != nil {
+		s.refused(c.Reject, srv)
 		return
 	}
-	srv.metrics.actions.WithLabelValues(s.kind, c.Action).Inc()
+	srv.metrics.actions.WithLabelValues(s.kind.Name, c.Action).Inc()
 	if c.Action == "restore" {
 		s.restore(c, srv)
 		return
 	}
-	if r := s.demo.apply(c); r != nil {
-		s.errText = errorText(s.lang, r)
-		srv.metrics.rejected.WithLabelValues(r.Reason).Inc()
+	if err := s.demo.Apply(c); err != nil {
+		var r *demo.Rejection
+		if !errors.As(err, &r) {
+			// Decode lets through only the demo's own actions: this is a bug
+			// of the demo, refused rather than crashing the session.
+			srv.log.Error("apply", "demo", s.kind.Name, "action", c.Action, "err", err)
+			r = demo.Refuse(demo.ReasonUnknownAction, "err.action", c.Action)
+		}
+		s.refused(r, srv)
 		return
 	}
 	s.errText = ""
 	s.restorable = false
 }
 
+func (s *session) refused(r *demo.Rejection, srv *Server) {
+	s.errText = r.Text(s.lang)
+	srv.metrics.rejected.WithLabelValues(r.Reason).Inc()
+}
+
 // restore replaces a fresh demo with the page's snapshot. A session that has
 // already acted keeps its own state: it is the truth, the page's copy may be
 // older.
-func (s *session) restore(c command, srv *Server) {
+func (s *session) restore(c demo.Command, srv *Server) {
 	if !s.restorable {
 		return
 	}
 	s.restorable = false
-	d, err := restoreDemo(s.kind, srv.opt, c.Snapshot)
+	d, err := s.kind.Restore(srv.opt, c.Snapshot)
 	if err != nil {
-		srv.log.Info("snapshot refused", "session", s.id[:8], "err", err)
-		s.errText = errorText(s.lang, &rejection{Reason: reasonSnapshot, Key: "err.snapshot"})
-		srv.metrics.rejected.WithLabelValues(reasonSnapshot).Inc()
+		srv.log.Info("snapshot refused", "session", s.id[:8], "demo", s.kind.Name, "err", err)
+		s.refused(demo.Refuse(demo.ReasonSnapshot, "err.snapshot"), srv)
 		return
 	}
 	s.demo = d
-	s.reconciles = d.reconciles()
+	s.reconciles = d.Reconciles()
 	s.lastReal = time.Now()
 	s.errText = ""
 	s.sent = nil
@@ -152,9 +155,9 @@ func (s *session) restore(c command, srv *Server) {
 
 // flush renders the fragments, and hands those that differ from what was
 // last handed over to the connection's mailbox.
-func (s *session) flush(srv *Server, all bool) {
-	if n := s.demo.reconciles(); n != s.reconciles {
-		srv.metrics.reconciles.WithLabelValues(s.kind).Add(float64(n - s.reconciles))
+func (s *session) flush(srv *Server) {
+	if n := s.demo.Reconciles(); n != s.reconciles {
+		srv.metrics.reconciles.WithLabelValues(s.kind.Name).Add(float64(n - s.reconciles))
 		s.reconciles = n
 	}
 	if s.conn == nil {
@@ -165,19 +168,19 @@ func (s *session) flush(srv *Server, all bool) {
 	if s.sent == nil {
 		s.sent = map[string]uint64{}
 	}
-	for _, f := range s.demo.fragments(s.lang, s.id, s.errText, all) {
+	for _, f := range s.demo.Fragments(s.view()) {
 		start := buf.Len()
-		if err := f.comp.Render(context.Background(), &buf); err != nil {
-			srv.log.Error("render fragment", "id", f.id, "err", err)
+		if err := f.Comp.Render(context.Background(), &buf); err != nil {
+			srv.log.Error("render fragment", "id", f.ID, "err", err)
 			return
 		}
 		h := maphash.Bytes(hashSeed, buf.Bytes()[start:])
-		if old, ok := s.sent[f.id]; ok && old == h {
+		if old, ok := s.sent[f.ID]; ok && old == h {
 			buf.Truncate(start)
 			continue
 		}
-		s.sent[f.id] = h
-		changed = append(changed, frag{id: f.id, html: bytes.Clone(buf.Bytes()[start:])})
+		s.sent[f.ID] = h
+		changed = append(changed, frag{id: f.ID, html: bytes.Clone(buf.Bytes()[start:])})
 		buf.Truncate(start)
 	}
 	if len(changed) > 0 {
@@ -185,15 +188,15 @@ func (s *session) flush(srv *Server, all bool) {
 	}
 }
 
-func (s *session) hashes(frags []fragment) map[string]uint64 {
+func (s *session) hashes(frags []demo.Fragment) map[string]uint64 {
 	out := map[string]uint64{}
 	var buf bytes.Buffer
 	for _, f := range frags {
 		buf.Reset()
-		if err := f.comp.Render(context.Background(), &buf); err != nil {
+		if err := f.Comp.Render(context.Background(), &buf); err != nil {
 			return nil // send everything on the first connection instead
 		}
-		out[f.id] = maphash.Bytes(hashSeed, buf.Bytes())
+		out[f.ID] = maphash.Bytes(hashSeed, buf.Bytes())
 	}
 	return out
 }
@@ -206,11 +209,7 @@ func (s *session) schedule(wake *time.Timer) {
 	if s.conn == nil {
 		return
 	}
-	due, ok := s.demo.NextDue()
-	if s.demo.Now() < s.demo.LastChange()+s.demo.Window() && (!ok || due > chartTick) && !s.demo.Paused() {
-		due, ok = chartTick, true
-	}
-	if ok {
+	if due, ok := s.demo.NextDue(); ok {
 		wake.Reset(max(due, time.Millisecond))
 	}
 }

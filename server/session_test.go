@@ -17,6 +17,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 	tmpl "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -144,7 +145,7 @@ func TestSessionLifetime(t *testing.T) {
 		live := func() int64 { synctest.Wait(); return srv.hub.live.Load() }
 
 		// A session whose socket never comes.
-		if _, _, err := srv.hub.joinSession(ctx, newSID(), "reconcile", "192.0.2.1", tmpl.Ja); err != nil {
+		if _, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds["reconcile"], "192.0.2.1", tmpl.Ja); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(ttl - time.Nanosecond)
@@ -157,7 +158,7 @@ func TestSessionLifetime(t *testing.T) {
 		}
 
 		// A session with a socket: lives for hours while attached.
-		sess, _, err := srv.hub.joinSession(ctx, newSID(), "operator", "192.0.2.1", tmpl.En)
+		sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds["operator"], "192.0.2.1", tmpl.En)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +182,7 @@ func TestSessionLifetime(t *testing.T) {
 		}
 
 		// Draining closes an attached connection with 1012 and Run returns.
-		sess, _, err = srv.hub.joinSession(ctx, newSID(), "reconcile", "192.0.2.1", tmpl.Ja)
+		sess, _, err = srv.hub.joinSession(ctx, newSID(), srv.kinds["reconcile"], "192.0.2.1", tmpl.Ja)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,28 +315,28 @@ func TestTamperedSnapshotRefused(t *testing.T) {
 		snapshot any
 		reason   string
 	}{
-		{"desired 999", with("desired", 999), reasonSnapshot},
-		{"desired negative", with("desired", -1), reasonSnapshot},
-		{"unknown pod phase", withPod(map[string]any{"name": "pod-4", "phase": "Zombie"}), reasonSnapshot},
-		{"pod named outside the sequence", withPod(map[string]any{"name": "pod-99", "phase": "Running"}), reasonSnapshot},
-		{"pod with a path for a name", withPod(map[string]any{"name": "../../etc/passwd", "phase": "Running"}), reasonSnapshot},
-		{"pod with markup for a name", withPod(map[string]any{"name": "<b>x</b>", "phase": "Running"}), reasonSnapshot},
-		{"pod-0", withPod(map[string]any{"name": "pod-0", "phase": "Running"}), reasonSnapshot},
-		{"pod-01", withPod(map[string]any{"name": "pod-01", "phase": "Running"}), reasonSnapshot},
-		{"duplicate pod", withPod(map[string]any{"name": "pod-2", "phase": "Running"}), reasonSnapshot},
-		{"pending pod starting in a year", withPod(map[string]any{"name": "pod-3", "phase": "Pending", "startsIn": int64(365 * 24 * 3600 * 1000)}), reasonSnapshot},
-		{"more pods than allowed", many, reasonSnapshot},
-		{"version 2", with("v", 2), reasonSnapshot},
-		{"no version", func() map[string]any { s := validSnapshot(); delete(s, "v"); return s }(), reasonSnapshot},
-		{"extra field", with("admin", true), reasonSnapshot},
-		{"speed not offered", with("speed", "100"), reasonSnapshot},
-		{"clock negative", with("now", -1), reasonSnapshot},
-		{"clock absurd", with("now", int64(1)<<62), reasonSnapshot},
-		{"desired a string", with("desired", "5"), reasonSnapshot},
-		{"operator snapshot", opSnap, reasonSnapshot},
-		{"empty object", map[string]any{}, reasonSnapshot},
-		{"not an object", "abc", reasonWrongType},
-		{"an array", []any{validSnapshot()}, reasonWrongType},
+		{"desired 999", with("desired", 999), demo.ReasonSnapshot},
+		{"desired negative", with("desired", -1), demo.ReasonSnapshot},
+		{"unknown pod phase", withPod(map[string]any{"name": "pod-4", "phase": "Zombie"}), demo.ReasonSnapshot},
+		{"pod named outside the sequence", withPod(map[string]any{"name": "pod-99", "phase": "Running"}), demo.ReasonSnapshot},
+		{"pod with a path for a name", withPod(map[string]any{"name": "../../etc/passwd", "phase": "Running"}), demo.ReasonSnapshot},
+		{"pod with markup for a name", withPod(map[string]any{"name": "<b>x</b>", "phase": "Running"}), demo.ReasonSnapshot},
+		{"pod-0", withPod(map[string]any{"name": "pod-0", "phase": "Running"}), demo.ReasonSnapshot},
+		{"pod-01", withPod(map[string]any{"name": "pod-01", "phase": "Running"}), demo.ReasonSnapshot},
+		{"duplicate pod", withPod(map[string]any{"name": "pod-2", "phase": "Running"}), demo.ReasonSnapshot},
+		{"pending pod starting in a year", withPod(map[string]any{"name": "pod-3", "phase": "Pending", "startsIn": int64(365 * 24 * 3600 * 1000)}), demo.ReasonSnapshot},
+		{"more pods than allowed", many, demo.ReasonSnapshot},
+		{"version 2", with("v", 2), demo.ReasonSnapshot},
+		{"no version", func() map[string]any { s := validSnapshot(); delete(s, "v"); return s }(), demo.ReasonSnapshot},
+		{"extra field", with("admin", true), demo.ReasonSnapshot},
+		{"speed not offered", with("speed", "100"), demo.ReasonSnapshot},
+		{"clock negative", with("now", -1), demo.ReasonSnapshot},
+		{"clock absurd", with("now", int64(1)<<62), demo.ReasonSnapshot},
+		{"desired a string", with("desired", "5"), demo.ReasonSnapshot},
+		{"operator snapshot", opSnap, demo.ReasonSnapshot},
+		{"empty object", map[string]any{}, demo.ReasonSnapshot},
+		{"not an object", "abc", demo.ReasonWrongType},
+		{"an array", []any{validSnapshot()}, demo.ReasonWrongType},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -471,7 +472,7 @@ func TestSocketAfterDrain(t *testing.T) {
 	ws, resp, err := d.Dial(ts.wsURL("reconcile", newSID(), "en"), nil)
 	switch {
 	case err == nil:
-		c := newClient(t, ws, "reconcile")
+		c := newClient(t, ws, "rc")
 		if code := c.waitClose(2 * time.Second); code != websocket.CloseServiceRestart {
 			t.Errorf("a socket after the drain closed with %d, want 1012", code)
 		}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	t "github.com/reconcile-demo/reconcile-demo/templates"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // maxStrikes is how much refused input a socket may send before it is
@@ -46,8 +47,8 @@ func sameOrigin(r *http.Request) bool {
 // or a page coming back after a restart: it then sends its snapshot).
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	kind, sid := q.Get("demo"), q.Get("sid")
-	if kind != "reconcile" && kind != "operator" {
+	kind, sid := s.kinds[q.Get("demo")], q.Get("sid")
+	if kind == nil {
 		http.Error(w, "unknown demo", http.StatusBadRequest)
 		return
 	}
@@ -56,11 +57,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !sameOrigin(r) {
-		s.metrics.rejected.WithLabelValues(reasonOrigin).Inc()
+		s.metrics.rejected.WithLabelValues(demo.ReasonOrigin).Inc()
 		http.Error(w, "cross-origin WebSocket refused", http.StatusForbidden)
 		return
 	}
-	lang := t.ParseLang(q.Get("lang"))
+	lang := ui.ParseLang(q.Get("lang"))
 	sess, _, err := s.hub.joinSession(r.Context(), sid, kind, clientAddr(r), lang)
 	if errors.Is(err, errMismatch) {
 		http.Error(w, "session belongs to another demo", http.StatusBadRequest)
@@ -119,7 +120,7 @@ func (s *Server) readPump(c *wsConn, sess *session) {
 		mt, msg, err := ws.ReadMessage()
 		if err != nil {
 			if errors.Is(err, websocket.ErrReadLimit) {
-				s.metrics.rejected.WithLabelValues(reasonTooBig).Inc()
+				s.metrics.rejected.WithLabelValues(demo.ReasonTooBig).Inc()
 				c.closeWith(closeTooBig, "message too big")
 			}
 			return
@@ -127,21 +128,21 @@ func (s *Server) readPump(c *wsConn, sess *session) {
 		now := time.Now()
 		ws.SetReadDeadline(now.Add(pongWait))
 		if mt != websocket.TextMessage {
-			s.metrics.rejected.WithLabelValues(reasonBinary).Inc()
+			s.metrics.rejected.WithLabelValues(demo.ReasonBinary).Inc()
 			c.closeWith(closeUnsupported, "binary messages are not accepted")
 			return
 		}
-		var cmd command
+		var cmd demo.Command
 		if bucket.allow(now) {
-			cmd = decodeCommand(sess.kind, msg)
+			cmd = demo.Decode(sess.kind, msg)
 		} else {
-			cmd = refuse(reasonRate, "err.rate")
+			cmd = demo.RateLimited()
 		}
-		if cmd.reject != nil {
+		if cmd.Reject != nil {
 			strikes = max(0, strikes-now.Sub(last).Seconds()) + 1
 			last = now
 			if strikes >= maxStrikes {
-				s.metrics.rejected.WithLabelValues(cmd.reject.Reason).Inc()
+				s.metrics.rejected.WithLabelValues(cmd.Reject.Reason).Inc()
 				c.closeWith(closePolicy, "too many refused messages")
 				return
 			}

@@ -135,6 +135,73 @@
     }
   });
 
+  // Virtual time runs in the page between frames. Each demo's clock says
+  // the virtual time at its frame, the speed and whether it is paused; the
+  // page runs it on and draws from it what only time changes: the clock,
+  // the countdowns ("starts in 1.1 s") and the charts' scrolling. So the
+  // server sends a frame only when something happens.
+  var bases = new WeakMap(); // clock element -> { ms, t, stopped }
+  function clockOf(demo) { return demo.querySelector('[data-testid="clock"]'); }
+  function connOpen(demo) {
+    var c = demo.querySelector('[data-testid="connection"]');
+    return !c || c.getAttribute('data-state') === 'open';
+  }
+  function virtualNow(demo) {
+    var c = clockOf(demo); if (!c) return null;
+    var b = bases.get(c);
+    var t = performance.now();
+    if (!b) { b = { ms: Number(c.getAttribute('data-value')) || 0, t: t, stopped: false }; bases.set(c, b); }
+    if (b.stopped || c.getAttribute('data-paused') === 'true') return b.ms;
+    if (!connOpen(demo)) { b.ms += (t - b.t) * speedOf(c); b.t = t; b.stopped = true; return b.ms; }
+    return b.ms + (t - b.t) * speedOf(c);
+  }
+  function speedOf(c) { return Number(c.getAttribute('data-speed')) || 1; }
+  function clockText(ms) {
+    var d = Math.round(ms / 100); // tenths of a second
+    var m = Math.floor(d / 600), s = (d % 600) / 10;
+    return (m < 10 ? '0' : '') + m + ':' + (s < 10 ? '0' : '') + s.toFixed(1);
+  }
+  var tickSpans = new WeakMap(); // tick group -> span it was drawn for
+  function drawTicks(g, span) {
+    if (tickSpans.get(g) === span) return;
+    tickSpans.set(g, span);
+    var x0 = Number(g.getAttribute('data-plot-x')), w = Number(g.getAttribute('data-plot-w'));
+    var y = g.getAttribute('data-y'), total = Math.floor(span / 1000), step = span < 40000 ? 5 : 15;
+    var ns = 'http://www.w3.org/2000/svg';
+    while (g.firstChild) g.removeChild(g.firstChild);
+    for (var s = total % step; s <= total; s += step) {
+      var t = document.createElementNS(ns, 'text');
+      t.setAttribute('class', 'tick'); t.setAttribute('y', y); t.setAttribute('text-anchor', 'middle');
+      t.setAttribute('x', (x0 + s / (span / 1000) * w).toFixed(1));
+      t.textContent = s === total ? '0s' : '-' + (total - s) + 's';
+      g.appendChild(t);
+    }
+  }
+  function drawTime() {
+    demos().forEach(function (demo) {
+      var now = virtualNow(demo); if (now === null) return;
+      var c = clockOf(demo), ms = String(Math.floor(now));
+      if (c.getAttribute('data-value') !== ms) {
+        c.setAttribute('data-value', ms);
+        var v = c.querySelector('.clock-value'); if (v) v.textContent = clockText(now);
+      }
+      demo.querySelectorAll('[data-eta]').forEach(function (el) {
+        var left = Math.max(0, Number(el.getAttribute('data-eta')) - now) / 1000;
+        var text = (el.getAttribute('data-eta-format') || '%.1f').replace('%.1f', left.toFixed(1));
+        if (el.textContent !== text) el.textContent = text;
+      });
+      demo.querySelectorAll('[data-chart-plot]').forEach(function (plot) {
+        var win = Number(plot.getAttribute('data-window')), min = Number(plot.getAttribute('data-min-span'));
+        var span = Math.min(win, Math.max(Math.floor(now / 1000) * 1000, min));
+        var x = (now - Number(plot.getAttribute('data-origin')) - span) / 100;
+        plot.setAttribute('viewBox', x.toFixed(1) + ' 0 ' + (span / 100).toFixed(1) + ' ' + plot.getAttribute('data-plot-h'));
+        var g = plot.parentNode.querySelector('[data-chart-ticks]');
+        if (g) drawTicks(g, span);
+      });
+    });
+  }
+  setInterval(drawTime, 100);
+
   // Inside an iframe, tell the parent our height whenever it changes.
   if (document.body.classList.contains('embed') && window.parent !== window && window.ResizeObserver) {
     var lastHeight = 0;

@@ -5,14 +5,17 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// Itoa formats n for an attribute or a text.
+func Itoa(n int) string { return strconv.Itoa(n) }
 
-func boolStr(b bool) string { return strconv.FormatBool(b) }
+// BoolStr formats b as "true" or "false", as data-* attributes carry it.
+func BoolStr(b bool) string { return strconv.FormatBool(b) }
 
-// vals builds an hx-vals JSON object from key, value pairs.
-func vals(kv ...any) string {
+// Vals builds an hx-vals JSON object from key, value pairs.
+func Vals(kv ...any) string {
 	m := map[string]any{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i].(string)] = kv[i+1]
@@ -24,8 +27,26 @@ func vals(kv ...any) string {
 	return string(b)
 }
 
-// link returns path with the page's language and mode as query parameters,
-// changed by the overrides.
+// Lower lowercases s, for class names made from phases.
+func Lower(s string) string { return strings.ToLower(s) }
+
+// PhaseIcon is the shape of a phase, so that a phase never rests on colour
+// alone.
+func PhaseIcon(phase string) string {
+	switch phase {
+	case "Running", "Ready":
+		return "●"
+	case "Pending", "Creating", "Restoring":
+		return "◔"
+	case "Failed", "Degraded":
+		return "✕"
+	case "Terminating":
+		return "◌"
+	}
+	return "○"
+}
+
+// link returns path with the page's language and mode as query parameters.
 func link(path string, lang Lang, present bool) string {
 	q := url.Values{}
 	if lang == En {
@@ -47,20 +68,22 @@ func other(l Lang) Lang {
 	return En
 }
 
-func lower(s string) string { return strings.ToLower(s) }
+func itoa(n int) string { return strconv.Itoa(n) }
 
-// phaseIcon is the shape of a phase, so that a phase never rests on colour
-// alone.
-func phaseIcon(phase string) string {
-	switch phase {
-	case "Running", "Ready":
-		return "●"
-	case "Pending", "Creating", "Restoring":
-		return "◔"
-	case "Failed", "Degraded":
-		return "✕"
-	}
-	return "○"
-}
+func boolStr(b bool) string { return strconv.FormatBool(b) }
+
+func vals(kv ...any) string { return Vals(kv...) }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func clockMs(ms int64) string { return ClockText(time.Duration(ms) * time.Millisecond) }
+
+// role is the demo root's data-role: owner unless the page follows a room.
+func role(r string) string {
+	if r == "" {
+		return "owner"
+	}
+	return r
+}

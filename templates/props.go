@@ -1,7 +1,13 @@
 package templates
 
-// Props are plain structs: the server builds them from the engine's state
-// (server/view.go) and the components only lay them out.
+import (
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// Props are plain structs: each demo builds them from its engine's state
+// and the components only lay them out.
 
 // PageProps is what every full page needs.
 type PageProps struct {
@@ -10,76 +16,61 @@ type PageProps struct {
 	Path    string // the route, for the language and mode links
 	Present bool   // projector mode
 	Embed   bool   // chrome-less, for an iframe
-	Demos   []DemoProps
+	Nav     []NavItem
+	Index   []IndexEntry      // the chapters' index, on the home page only
+	Demos   []templ.Component // each demo's section, rendered by its package
+	Styles  []string          // the demos' own stylesheets, by file name under /static/
 }
 
-// DemoProps is one demo on a page: which one, its session and its state.
+// NavItem is one link of the site header.
+type NavItem struct {
+	Path  string
+	Label string
+}
+
+// IndexEntry is one demo on the chapters' index.
+type IndexEntry struct {
+	Kind    string // the demo kind, also its path
+	Chapter string // the chapters it serves, as they are numbered
+	Title   string
+	Summary string // one line of what it shows
+	Live    bool   // it runs further down the same page
+}
+
+// DemoProps is what the frame around every demo needs: which demo, its
+// session and socket, and its title.
 type DemoProps struct {
-	Kind      string // "reconcile" or "operator"
-	SID       string
-	WSURL     string
-	Reconcile *ReconcileProps
-	Operator  *OperatorProps
+	Kind   string // "reconcile": data-testid="reconcile-demo", data-demo="reconcile"
+	Prefix string // "rc": the id prefix of its fragments
+	Lang   Lang
+	SID    string
+	WSURL  string
+	Title  string
+	Intro  string
+	Clock  ClockProps
+	Role   string // "owner" or "follower" (a room's reader); "" is owner
 }
 
-// ControlProps is the state of the controls both demos share.
+// ClockProps is a demo's virtual clock at the moment a frame was rendered:
+// the page runs it on from there, at Speed, unless Paused.
+type ClockProps struct {
+	Prefix string
+	Ms     int64 // virtual milliseconds
+	Paused bool
+	Speed  string // "0.5", "1", "2"
+}
+
+// ControlProps is the state of the pace controls every demo shares.
 type ControlProps struct {
-	Prefix     string // "rc" or "op": the demo's id prefix
-	Controller bool
-	Paused     bool
-	Speed      string // "0.5", "1", "2"
-	Now        string // virtual time, formatted
-	StepKey    string // catalog key of the step button
-}
-
-// ReconcileProps is the reconcile demo's state.
-type ReconcileProps struct {
-	Lang     Lang
-	Desired  int
-	Max      int
-	Pods     []PodProps
-	Alive    int
-	Running  int
-	Pending  int
-	Failed   int
-	Diff     DiffProps
-	Controls ControlProps
-	Last     *ReportProps
-	Log      []LogLine
-	Chart    ChartProps
-	Live     string
-	Error    string
-	Snapshot string // JSON
-}
-
-// PodProps is one pod card.
-type PodProps struct {
-	Name     string
-	Phase    string // engine's String()
-	StartsIn string // "" unless Pending
-}
-
-// DiffProps is the diff line.
-type DiffProps struct {
-	Converged bool
-	Key       string // catalog key of the headline
-	Detail    string
-	Hint      string // shown when the controller is off and a difference remains
-}
-
-// ReportProps is the last reconcile.
-type ReportProps struct {
-	Explain string
-	Trigger string
-	At      string
-	Actions []ActionProps
-}
-
-// ActionProps is one action of a reconcile.
-type ActionProps struct {
-	Kind   string
-	Target string
-	Text   string
+	Prefix        string // the demo's id prefix
+	HasController bool   // the demo has one controller switch
+	Controller    bool
+	Paused        bool
+	Speed         string // "0.5", "1", "2"
+	StepKey       string // catalog key of the step button
+	StepText      string // its text, in the page's language
+	HasReset      bool
+	Disabled      bool // a room's follower watches but cannot act
 }
 
 // LogLine is one line of a log.
@@ -90,88 +81,15 @@ type LogLine struct {
 	Text string
 }
 
-// ChartProps is a server-rendered SVG chart: polylines over a fixed box.
-type ChartProps struct {
-	Title  string
-	Desc   string
-	Width  int
-	Height int
-	Lines  []ChartLine
-	Bands  []ChartBand
-	YTicks []ChartTick
-	XTicks []ChartTick
-	Legend []ChartLegend
-	Max    int
+// ETA is a countdown the page runs: "starts in 1.1 s" until virtual time At.
+type ETA struct {
+	At     int64  // virtual milliseconds when it ends
+	Format string // the sentence, with %.1f for the seconds left
+	Text   string // the sentence at the frame's time
 }
 
-// ChartLine is one series, as SVG polyline points.
-type ChartLine struct {
-	Class  string
-	Points string
-}
-
-// ChartBand is a coloured span of time (the operator's phase history).
-type ChartBand struct {
-	Class string
-	X, W  float64
-	Label string
-}
-
-// ChartTick is an axis label.
-type ChartTick struct {
-	Pos   float64
-	Label string
-}
-
-// ChartLegend names a series.
-type ChartLegend struct {
-	Class string
-	Label string
-}
-
-// OperatorProps is the operator demo's state.
-type OperatorProps struct {
-	Lang        Lang
-	SpecMembers int
-	MinMembers  int
-	MaxMembers  int
-	RestoreFrom string
-	Backup      bool
-	Phase       string
-	Ready       int
-	Leader      string
-	Restored    bool
-	Conditions  []ConditionProps
-	Members     []MemberProps
-	Next        NextProps
-	Controls    ControlProps
-	Last        *ReportProps
-	Log         []LogLine
-	Chart       ChartProps
-	Live        string
-	Error       string
-	Snapshot    string
-}
-
-// ConditionProps is one condition row.
-type ConditionProps struct {
-	Type    string
-	Status  string
-	Reason  string
-	Message string
-	Since   string
-}
-
-// MemberProps is one member card.
-type MemberProps struct {
-	Name     string
-	Ready    bool
-	Leader   bool
-	StartsIn string
-}
-
-// NextProps is the difference the next reconcile will fill.
-type NextProps struct {
-	Kind string
-	Text string
+// StartsIn is the countdown of something that starts in virtual time in,
+// seen at virtual time now: 「起動まで 1.1 秒」.
+func StartsIn(l Lang, now, in time.Duration) *ETA {
+	return &ETA{At: (now + in).Milliseconds(), Format: T(l, "eta.startsin"), Text: F(l, "eta.startsin", in.Seconds())}
 }

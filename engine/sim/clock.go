@@ -76,7 +76,8 @@ type Options struct {
 	Window time.Duration
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
 	if o.Cadence <= 0 {
 		o.Cadence = time.Second
 	}
@@ -92,24 +93,68 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// clock is the virtual clock and pace shared by both simulations.
-type clock struct {
-	now    time.Duration // virtual time since the simulation began
+// Clock is a demo's virtual clock and pace: the virtual time since the demo
+// began, whether it is paused, and how fast it runs against the caller's
+// time. Every demo has exactly one.
+type Clock struct {
+	now    time.Duration
 	paused bool
 	speed  Speed
 }
 
-// maxClock bounds virtual time (about 31 years): a demo that reached it would
+// NewClock returns a clock at now, paused or not, at speed.
+func NewClock(now time.Duration, paused bool, speed Speed) Clock {
+	return Clock{now: min(max(now, 0), MaxClock), paused: paused, speed: speed}
+}
+
+// MaxClock bounds virtual time (about 31 years): a demo that reached it would
 // stop, and every snapshot it writes stays restorable.
-const maxClock = time.Duration(maxSnapshotNow) * time.Millisecond
+const MaxClock = time.Duration(MaxSnapshotNow) * time.Millisecond
 
 // maxAdvance bounds one Advance: a session that slept longer than a day
 // catches up one day, which is more than any session lives unwatched.
 const maxAdvance = 24 * time.Hour
 
-// advanceTarget returns the virtual time d of the caller's time leads to.
-func (c *clock) advanceTarget(d time.Duration) time.Duration {
-	return min(c.now+c.speed.Scale(min(d, maxAdvance)), maxClock)
+// Now returns the virtual time since the demo began.
+func (c *Clock) Now() time.Duration { return c.now }
+
+// Paused reports whether virtual time is stopped.
+func (c *Clock) Paused() bool { return c.paused }
+
+// SetPaused stops or resumes virtual time.
+func (c *Clock) SetPaused(p bool) { c.paused = p }
+
+// Speed returns the pace.
+func (c *Clock) Speed() Speed { return c.speed }
+
+// SetSpeed sets how fast virtual time runs; anything but Half, Normal and
+// Double is ignored.
+func (c *Clock) SetSpeed(sp Speed) {
+	if sp >= Half && sp <= Double {
+		c.speed = sp
+	}
+}
+
+// Target returns the virtual time that d of the caller's time leads to:
+// scaled by the speed, bounded, and now itself while paused or for d ≤ 0.
+func (c *Clock) Target(d time.Duration) time.Duration {
+	if c.paused || d <= 0 {
+		return c.now
+	}
+	return min(c.now+c.speed.Scale(min(d, maxAdvance)), MaxClock)
+}
+
+// Set moves the clock to virtual time t; the clock never moves back.
+func (c *Clock) Set(t time.Duration) { c.now = min(max(c.now, t), MaxClock) }
+
+// Wait converts a virtual wait into the caller's time: how long the caller
+// may sleep before it comes. It reports false while paused or when ok is
+// false (nothing waits).
+func (c *Clock) Wait(virtual time.Duration, ok bool) (time.Duration, bool) {
+	if c.paused || !ok {
+		return 0, false
+	}
+	return c.speed.Unscale(max(virtual, 0)), true
 }
 
 // nextTick returns the first multiple of cadence strictly after now.
@@ -117,10 +162,10 @@ func nextTick(now, cadence time.Duration) time.Duration {
 	return (now/cadence + 1) * cadence
 }
 
-// timeline is what both demos schedule on: the virtual clock, the things
+// Timeline is what the loop demos schedule on: the virtual clock, the things
 // waiting to start (pods or members) and the controller's cadence ticks.
-type timeline struct {
-	clock
+type Timeline struct {
+	Clock
 	cadence time.Duration
 	// startAt holds, for everything not started yet and only those, when it
 	// starts.
@@ -130,14 +175,29 @@ type timeline struct {
 	tickAt time.Duration
 }
 
-func newTimeline(c clock, cadence time.Duration) timeline {
-	return timeline{clock: c, cadence: cadence, startAt: map[string]time.Duration{}, tickAt: nextTick(c.now, cadence)}
+// NewTimeline returns a timeline on clock c whose ticks fall on multiples of
+// cadence, with nothing waiting to start.
+func NewTimeline(c Clock, cadence time.Duration) Timeline {
+	return Timeline{Clock: c, cadence: cadence, startAt: map[string]time.Duration{}, tickAt: nextTick(c.now, cadence)}
+}
+
+// StartAfter schedules name to start d of virtual time from now.
+func (tl *Timeline) StartAfter(name string, d time.Duration) { tl.startAt[name] = tl.now + d }
+
+// Cancel forgets name's start, if one is scheduled.
+func (tl *Timeline) Cancel(name string) { delete(tl.startAt, name) }
+
+// StartsIn returns how much virtual time is left before name starts, and
+// false when name is not waiting to start.
+func (tl *Timeline) StartsIn(name string) (time.Duration, bool) {
+	t, ok := tl.startAt[name]
+	return t - tl.now, ok
 }
 
 // next returns the next thing that happens by itself: a start (name set)
 // or, when ticking, a tick (name empty). At equal times starts come first, in
 // name order, so the controller sees what kubelet reported.
-func (tl *timeline) next(ticking bool) (at time.Duration, name string, ok bool) {
+func (tl *Timeline) next(ticking bool) (at time.Duration, name string, ok bool) {
 	for n, t := range tl.startAt {
 		if !ok || t < at || (t == at && n < name) {
 			at, name, ok = t, n, true
@@ -154,14 +214,14 @@ func (tl *timeline) next(ticking bool) (at time.Duration, name string, ok bool) 
 	return at, name, ok
 }
 
-// advance lets d of the caller's time pass (scaled by the speed, none while
+// Advance lets d of the caller's time pass (scaled by the speed, none while
 // paused), calling start and tick as their times come. ticking is asked
 // again before each event, since each may change the answer.
-func (tl *timeline) advance(d time.Duration, ticking func() bool, start func(name string), tick func()) {
+func (tl *Timeline) Advance(d time.Duration, ticking func() bool, start func(name string), tick func()) {
 	if tl.paused || d <= 0 {
 		return
 	}
-	target := tl.advanceTarget(d)
+	target := tl.Target(d)
 	for {
 		at, name, ok := tl.next(ticking())
 		if !ok || at > target {
@@ -184,15 +244,12 @@ func (tl *timeline) advance(d time.Duration, ticking func() bool, start func(nam
 	}
 }
 
-// nextDue returns how much of the caller's time may pass before something
+// NextDue returns how much of the caller's time may pass before something
 // happens by itself, and false when nothing will.
-func (tl *timeline) nextDue(ticking bool) (time.Duration, bool) {
+func (tl *Timeline) NextDue(ticking bool) (time.Duration, bool) {
 	if tl.paused {
 		return 0, false
 	}
 	at, _, ok := tl.next(ticking)
-	if !ok {
-		return 0, false
-	}
-	return tl.speed.Unscale(at - tl.now), true
+	return tl.Wait(at-tl.now, ok)
 }

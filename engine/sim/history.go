@@ -2,46 +2,41 @@ package sim
 
 import "time"
 
-// Sample is the state of the reconcile demo at one moment: what was declared
-// and what was observed. History holds one per change.
-type Sample struct {
-	At                       time.Duration
-	Desired                  int
-	Running, Pending, Failed int
-}
-
-// PhaseSample is the operator's Status.Phase from At on.
-type PhaseSample struct {
-	At    time.Duration
-	Phase string
-}
-
-// maxSamples bounds a history however fast things change: a visitor acting
+// MaxSamples bounds a history however fast things change: a visitor acting
 // at the flood limit for a whole window cannot make it grow past this.
-const maxSamples = 512
+const MaxSamples = 512
 
-// history is a step function over virtual time: each sample holds until the
+// History is a step function over virtual time: each sample holds until the
 // next. It keeps the samples inside the window plus the last one before it,
 // which gives the value at the window's left edge.
-type history[T any] struct {
+type History[T any] struct {
 	samples []T
 	at      func(T) time.Duration
+	equal   func(a, b T) bool
 }
 
-func (h *history[T]) record(s T, equal func(a, b T) bool, now, window time.Duration) {
-	if n := len(h.samples); n > 0 && equal(h.samples[n-1], s) {
+// NewHistory returns an empty history of samples taken at at(sample); a
+// sample equal to the newest one is not recorded.
+func NewHistory[T any](at func(T) time.Duration, equal func(a, b T) bool) History[T] {
+	return History[T]{at: at, equal: equal}
+}
+
+// Record adds s unless it equals the newest sample, then trims to window.
+func (h *History[T]) Record(s T, now, window time.Duration) {
+	if n := len(h.samples); n > 0 && h.equal(h.samples[n-1], s) {
 		return
 	}
 	h.samples = append(h.samples, s)
-	h.trim(now, window)
+	h.Trim(now, window)
 }
 
-func (h *history[T]) trim(now, window time.Duration) {
+// Trim drops the samples that no longer bear on the window ending at now.
+func (h *History[T]) Trim(now, window time.Duration) {
 	cut := 0
 	for cut+1 < len(h.samples) && h.at(h.samples[cut+1]) <= now-window {
 		cut++
 	}
-	if over := len(h.samples) - maxSamples; over > cut {
+	if over := len(h.samples) - MaxSamples; over > cut {
 		cut = over
 	}
 	if cut > 0 {
@@ -49,12 +44,16 @@ func (h *history[T]) trim(now, window time.Duration) {
 	}
 }
 
-func (h *history[T]) list() []T { return append([]T(nil), h.samples...) }
+// List returns a copy of the samples, oldest first.
+func (h *History[T]) List() []T { return append([]T(nil), h.samples...) }
 
-// last returns the time of the newest sample, or 0 when there is none.
-func (h *history[T]) last() time.Duration {
+// Last returns the time of the newest sample, or 0 when there is none.
+func (h *History[T]) Last() time.Duration {
 	if len(h.samples) == 0 {
 		return 0
 	}
 	return h.at(h.samples[len(h.samples)-1])
 }
+
+// Reset forgets every sample.
+func (h *History[T]) Reset() { h.samples = nil }

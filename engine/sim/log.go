@@ -3,56 +3,44 @@ package sim
 import "time"
 
 // Event is one line of a demo's log, in structured form so the page can say
-// it in any language. Which fields are set depends on Kind.
+// it in any language. Which fields are set depends on Kind, which each demo
+// defines beside the shared kinds below.
 type Event struct {
 	Seq  int           // increases by one per event, for stable keys
 	At   time.Duration // virtual time
-	Kind string        // see the EventKind constants
+	Kind string        // a demo's event kind
 	Name string        // the pod, member or backup concerned
 	N, M int           // counts: desired and observed, old and new, …
 }
 
-// Event kinds. Both demos share the first group.
+// Event kinds every demo may log.
 const (
 	EventWatchStart = "watch-start" // controller on: 監視を開始しました
 	EventWatchStop  = "watch-stop"  // controller off
 	EventReset      = "reset"       // the demo was reset
 	EventRestored   = "restored"    // the demo was rebuilt from a snapshot
-
-	// reconcile demo
-	EventDesired   = "desired"   // desired changed from M to N
-	EventKill      = "kill"      // Name was killed (Failed)
-	EventCreate    = "create"    // the controller created Name
-	EventDelete    = "delete"    // the controller deleted Name
-	EventRunning   = "running"   // kubelet started Name
-	EventConverged = "converged" // desired N pods all Running
-	EventNoop      = "noop"      // a step found no difference (desired N, observed M)
-
-	// operator demo
-	EventSpecMembers  = "spec-members"   // Spec.Members changed from M to N
-	EventBackup       = "backup"         // backup Name became present (N=1) or missing (N=0)
-	EventKillMember   = "kill-member"    // member Name was killed
-	EventMemberReady  = "member-ready"   // member Name became ready
-	EventOpRestore    = "op-restore"     // restored from Name
-	EventOpCreate     = "op-create"      // created member Name
-	EventOpElect      = "op-elect"       // elected Name
-	EventOpLeaderLost = "op-leader-lost" // leader Name was gone
-	EventOpNoBackup   = "op-no-backup"   // backup Name not found: Degraded
-	EventOpWait       = "op-wait"        // waiting for N/M members to be ready
-	EventOpNoop       = "op-noop"        // no difference left
-	EventOpReady      = "op-ready"       // phase became Ready
 )
 
-// eventLog keeps the newest events, at most size of them.
-type eventLog struct {
+// Log keeps a demo's newest events, at most its size of them. The zero Log
+// keeps nothing; make one with NewLog.
+type Log struct {
 	events []Event
 	seq    int
 	size   int
 }
 
-func (l *eventLog) add(e Event) {
+// NewLog returns an empty log that keeps the newest size events.
+func NewLog(size int) Log { return Log{size: size} }
+
+// Add appends e, numbered and stamped at virtual time at, dropping the
+// oldest event when the log is full.
+func (l *Log) Add(at time.Duration, e Event) {
 	l.seq++
 	e.Seq = l.seq
+	e.At = at
+	if l.size <= 0 {
+		return
+	}
 	if len(l.events) == l.size {
 		copy(l.events, l.events[1:])
 		l.events = l.events[:len(l.events)-1]
@@ -60,5 +48,8 @@ func (l *eventLog) add(e Event) {
 	l.events = append(l.events, e)
 }
 
-// list returns a copy of the events, oldest first.
-func (l *eventLog) list() []Event { return append([]Event(nil), l.events...) }
+// List returns a copy of the events, oldest first.
+func (l *Log) List() []Event { return append([]Event(nil), l.events...) }
+
+// Seq returns the number of the newest event: it grows with every event.
+func (l *Log) Seq() int { return l.seq }

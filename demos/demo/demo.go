@@ -1,0 +1,137 @@
+// Package demo is the contract between the server and the demos: what a
+// demo package gives the server (a Kind), what a live demo does for the
+// session that owns it (an Instance), and the wire format of the actions a
+// visitor sends (Decode).
+//
+// The server knows demos only through this contract and the registry
+// (package demos); a demo knows nothing of sessions, sockets or rooms.
+package demo
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	"github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// Options configure the timing of every demo; the zero value is usable.
+type Options = sim.Options
+
+// Kind describes one demo: how it is named and routed, how a live one is
+// made, restored and driven.
+type Kind struct {
+	// Name is the demo kind: its routes /<Name> and /embed/<Name>, its root's
+	// data-testid="<Name>-demo", the socket's ?demo=<Name>.
+	Name string
+	// Prefix is the id prefix of its fragments ("rc": rc-clock, rc-log, …).
+	Prefix string
+	// Chapter names the chapters it serves, as they are numbered ("000").
+	Chapter string
+	// Title and Summary say what it is, for the page title, the header's
+	// navigation and the chapters' index; Short is the navigation's label.
+	Title, Short, Summary func(l templates.Lang) string
+	// OnIndex puts a live copy of the demo on the home page.
+	OnIndex bool
+	// Actions is its closed set of actions; restore is always accepted.
+	Actions map[string]Action
+	// New returns the demo's starting state.
+	New func(opt Options) Instance
+	// Restore rebuilds a demo from a snapshot its page kept, after checking
+	// every field and bound; any snapshot the demo could not have written
+	// is an error.
+	Restore func(opt Options, snapshot json.RawMessage) (Instance, error)
+	// CSS is the demo's own stylesheet (its package embeds it), served as
+	// /static/demo-<Name>.css and linked by every page that shows the demo;
+	// nil when the shared one (static/app.css) is all it needs.
+	CSS []byte
+	// Load is what the load generator sends to exercise the demo: messages
+	// it cycles through, each valid in any state of the demo.
+	Load []string
+}
+
+// Instance is one live demo. It is owned by one session goroutine and never
+// shared, so it needs no locks; it never blocks and never sleeps.
+type Instance interface {
+	// Advance lets d of the caller's (real) time pass.
+	Advance(d time.Duration)
+	// NextDue returns how much of the caller's time may pass before
+	// something changes by itself, and false when nothing will: a converged
+	// or paused demo reports false, so its session sets no timer at all.
+	NextDue() (time.Duration, bool)
+	// Apply carries out a decoded command. It returns a *Rejection, and
+	// changes nothing, when the command does not fit the demo's state (an
+	// unknown pod, a count out of range).
+	Apply(c Command) error
+	// Fragments renders the demo's top-level fragments, each owning its id;
+	// the session sends those whose HTML changed.
+	Fragments(v View) []Fragment
+	// Section renders the whole demo for a page, in the same state as its
+	// fragments.
+	Section(v View) templ.Component
+	// Reconciles returns how many reconciles the demo has run, for metrics.
+	Reconciles() int
+}
+
+// View is how a demo is rendered: for whom, in which language.
+type View struct {
+	Lang  templates.Lang
+	SID   string // the session id the page keeps; "" for a room's followers
+	WSURL string // the socket the page connects to (Section only)
+	Error string // the refusal of the last bad action, in Lang, or ""
+	Role  string // "owner" (the default, "") or "follower": a room's reader, who watches but cannot act
+}
+
+// Fragment is one top-level element of a frame, by id.
+type Fragment struct {
+	ID   string
+	Comp templ.Component
+}
+
+// Strict decodes a snapshot into v, refusing unknown fields and trailing
+// data.
+func Strict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("decode snapshot: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("decode snapshot: data after the object")
+	}
+	return nil
+}
+
+// MustJSON returns v as JSON: snapshots are plain structs, so an error is
+// a bug.
+func MustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("demo: snapshot: " + err.Error())
+	}
+	return string(b)
+}
+
+// Pace is what the shared pause and speed controls drive.
+type Pace interface {
+	SetPaused(paused bool)
+	SetSpeed(sp sim.Speed)
+}
+
+// ApplyPace carries out pause and speed, and reports whether c was one of
+// them.
+func ApplyPace(p Pace, c Command) bool {
+	switch c.Action {
+	case "pause":
+		p.SetPaused(c.On)
+	case "speed":
+		p.SetSpeed(c.Speed)
+	default:
+		return false
+	}
+	return true
+}

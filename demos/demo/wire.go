@@ -1,0 +1,301 @@
+package demo
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	"github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// Command is one validated action from a visitor. Which fields are set
+// depends on Action; a refused message sets Reject and nothing else.
+type Command struct {
+	Action   string
+	Name     string          // the pod, member, object … the action names
+	N        int             // a count
+	On       bool            // a switch, pause
+	Speed    sim.Speed       // speed
+	Snapshot json.RawMessage // restore
+	Reject   *Rejection
+}
+
+// Rejection is a refused message or command: why (a metrics label), and the
+// sentence shown to the visitor in their language.
+type Rejection struct {
+	Reason string
+	Say    func(l templates.Lang) string
+}
+
+func (r *Rejection) Error() string { return r.Reason + ": " + r.Say(templates.En) }
+
+// Text returns the visitor's sentence for r in l.
+func (r *Rejection) Text(l templates.Lang) string { return strings.TrimSpace(r.Say(l)) }
+
+// Rejection reasons, as the metrics label them.
+const (
+	ReasonMalformed     = "malformed"
+	ReasonUnknownAction = "unknown_action"
+	ReasonWrongType     = "wrong_type"
+	ReasonOutOfRange    = "out_of_range"
+	ReasonUnknownTarget = "unknown_target"
+	ReasonRate          = "rate_limited"
+	ReasonSnapshot      = "bad_snapshot"
+	ReasonBinary        = "binary"
+	ReasonTooBig        = "too_big"
+	ReasonOrigin        = "origin"
+)
+
+// Refuse returns a rejection whose sentence is the shared catalog's key.
+func Refuse(reason, key string, args ...any) *Rejection {
+	return RefuseIn(nil, reason, key, args...)
+}
+
+// RefuseIn returns a rejection whose sentence is words' key (a demo's own
+// catalog, which falls back to the shared one).
+func RefuseIn(words templates.Catalog, reason, key string, args ...any) *Rejection {
+	return &Rejection{Reason: reason, Say: func(l templates.Lang) string { return words.F(l, key, args...) }}
+}
+
+// Action is one action of a demo's closed set: the fields it may carry
+// beside "action" and "HEADERS", and how it reads them into a Command.
+type Action struct {
+	Fields []string
+	Read   func(m Message, c *Command) error // nil: the action carries nothing
+}
+
+// The actions the demos share.
+var (
+	Step       = Action{}
+	Reset      = Action{}
+	Controller = Bool("on")
+	Pause      = Bool("paused")
+	Speed      = Action{Fields: []string{"speed"}, Read: func(m Message, c *Command) (err error) {
+		c.Speed, err = m.Speed("speed")
+		return err
+	}}
+	restore = Action{Fields: []string{"snapshot"}, Read: func(m Message, c *Command) error {
+		v, ok := m.fields["snapshot"]
+		if !ok || !isObject(v) {
+			return wrongField("snapshot")
+		}
+		c.Snapshot = v
+		return nil
+	}}
+)
+
+// Name is an action that names something in field key (Command.Name).
+func Name(key string) Action {
+	return Action{Fields: []string{key}, Read: func(m Message, c *Command) (err error) {
+		c.Name, err = m.Name(key)
+		return err
+	}}
+}
+
+// Int is an action that carries a count in [lo, hi] in field key (Command.N).
+func Int(key string, lo, hi int) Action {
+	return Action{Fields: []string{key}, Read: func(m Message, c *Command) (err error) {
+		c.N, err = m.Int(key, lo, hi)
+		return err
+	}}
+}
+
+// Bool is an action that carries a switch in field key (Command.On).
+func Bool(key string) Action {
+	return Action{Fields: []string{key}, Read: func(m Message, c *Command) (err error) {
+		c.On, err = m.Bool(key)
+		return err
+	}}
+}
+
+// MaxNameLen bounds a name in a message.
+const MaxNameLen = 40
+
+// Message is one action message's fields, as htmx-ext-ws sends them.
+type Message struct {
+	fields map[string]json.RawMessage
+}
+
+// Decode decodes and validates one text message from the browser for a demo
+// of kind k: htmx-ext-ws JSON (form values, hx-vals and a HEADERS object).
+// It checks shape, types and ranges; whether the named thing exists is the
+// demo's question. It never returns a command with Reject set and other
+// fields.
+func Decode(k *Kind, msg []byte) Command {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if err := dec.Decode(&raw); err != nil || raw == nil || dec.More() {
+		return refused(Refuse(ReasonMalformed, "err.decode"))
+	}
+	var name string
+	if err := json.Unmarshal(raw["action"], &name); err != nil || name == "" {
+		if _, ok := raw["action"]; !ok {
+			return refused(Refuse(ReasonUnknownAction, "err.action", "(none)"))
+		}
+		return refused(wrongField("action"))
+	}
+	act, ok := k.Actions[name]
+	if name == "restore" {
+		act, ok = restore, true
+	}
+	if !ok {
+		return refused(Refuse(ReasonUnknownAction, "err.action", strconv.Quote(Clip(name))))
+	}
+	for key, v := range raw {
+		switch {
+		case key == "action":
+		case key == "HEADERS":
+			if !isObjectOrNull(v) {
+				return refused(wrongField("HEADERS"))
+			}
+		case !contains(act.Fields, key):
+			return refused(wrongField(strconv.Quote(Clip(key))))
+		}
+	}
+	c := Command{Action: name}
+	if act.Read != nil {
+		if err := act.Read(Message{fields: raw}, &c); err != nil {
+			var r *Rejection
+			if errors.As(err, &r) {
+				return refused(r)
+			}
+			return refused(Refuse(ReasonWrongType, "err.decode"))
+		}
+	}
+	return c
+}
+
+// refused returns the command that carries only a rejection.
+func refused(r *Rejection) Command { return Command{Reject: r} }
+
+// RateLimited is the command a socket hands on for a message it did not
+// read because the visitor sends too fast.
+func RateLimited() Command { return refused(Refuse(ReasonRate, "err.rate")) }
+
+// Clip shortens a visitor's string for an error message to MaxNameLen
+// bytes, on a character boundary, so the frame stays valid UTF-8.
+func Clip(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= MaxNameLen {
+		return s
+	}
+	cut := MaxNameLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func wrongField(key string) *Rejection { return Refuse(ReasonWrongType, "err.field", key) }
+
+// OutOfRange is the rejection of a count outside [lo, hi].
+func OutOfRange(key string, lo, hi int) *Rejection {
+	return Refuse(ReasonOutOfRange, "err.range", key, lo, hi)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isObjectOrNull(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return bytes.Equal(v, []byte("null")) || isObject(v)
+}
+
+func isObject(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && v[0] == '{'
+}
+
+// Name reads a non-empty string of at most MaxNameLen bytes.
+func (m Message) Name(key string) (string, error) {
+	var s string
+	if err := json.Unmarshal(m.fields[key], &s); err != nil || s == "" || len(s) > MaxNameLen {
+		return "", wrongField(key)
+	}
+	return s, nil
+}
+
+// Int reads an integer sent as a JSON number or, as form values are, a
+// string of digits, and checks it against [lo, hi].
+func (m Message) Int(key string, lo, hi int) (int, error) {
+	v, ok := m.fields[key]
+	if !ok {
+		return 0, wrongField(key)
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		s = string(bytes.TrimSpace(v))
+	}
+	if len(s) > 20 {
+		return 0, OutOfRange(key, lo, hi)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil {
+			return 0, wrongField(key)
+		}
+		if f != float64(int64(f)) || f < float64(lo) || f > float64(hi) {
+			return 0, OutOfRange(key, lo, hi)
+		}
+		n = int64(f)
+	}
+	if n < int64(lo) || n > int64(hi) {
+		return 0, OutOfRange(key, lo, hi)
+	}
+	return int(n), nil
+}
+
+// Bool reads a JSON boolean or the strings "true" and "false". null (which
+// json would leave as false) is refused.
+func (m Message) Bool(key string) (bool, error) {
+	var b bool
+	if v := bytes.TrimSpace(m.fields[key]); len(v) > 0 && !bytes.Equal(v, []byte("null")) && json.Unmarshal(v, &b) == nil {
+		return b, nil
+	}
+	var s string
+	if err := json.Unmarshal(m.fields[key], &s); err == nil && (s == "true" || s == "false") {
+		return s == "true", nil
+	}
+	return false, wrongField(key)
+}
+
+// Speed reads "0.5", "1" or "2", as a string or a number.
+func (m Message) Speed(key string) (sim.Speed, error) {
+	raw := m.fields[key]
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return 0, wrongField(key)
+		}
+		s = string(bytes.TrimSpace(raw))
+	}
+	sp, err := sim.ParseSpeed(s)
+	if err != nil {
+		return 0, Refuse(ReasonOutOfRange, "err.field", key)
+	}
+	return sp, nil
+}
+
+// Choice reads a string that must be one of options.
+func (m Message) Choice(key string, options ...string) (string, error) {
+	var s string
+	if err := json.Unmarshal(m.fields[key], &s); err != nil {
+		return "", wrongField(key)
+	}
+	if !contains(options, s) {
+		return "", Refuse(ReasonOutOfRange, "err.field", key)
+	}
+	return s, nil
+}

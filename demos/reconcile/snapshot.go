@@ -1,0 +1,97 @@
+package reconcile
+
+import (
+	"fmt"
+	"time"
+
+	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+)
+
+// Snapshot is the demo as the page keeps it: what was declared and what was
+// observed. Times are virtual milliseconds.
+type Snapshot struct {
+	sim.Envelope
+	Desired    int        `json:"desired"`
+	Controller bool       `json:"controller"`
+	Seq        int        `json:"seq"`
+	Pods       []PodState `json:"pods"`
+}
+
+// PodState is one pod in a snapshot. StartsIn is set for Pending pods only.
+type PodState struct {
+	Name     string `json:"name"`
+	Phase    string `json:"phase"`
+	StartsIn int64  `json:"startsIn,omitempty"`
+}
+
+// Snapshot returns the demo's snapshot.
+func (d *Demo) Snapshot() Snapshot {
+	snap := Snapshot{Envelope: d.Envelope(Name), Desired: d.ctrl.Desired(), Controller: d.Controller(),
+		Seq: d.cluster.Seq()}
+	for _, p := range d.Pods() {
+		snap.Pods = append(snap.Pods, PodState{Name: p.Name, Phase: p.Phase.String(), StartsIn: p.StartsIn.Milliseconds()})
+	}
+	return snap
+}
+
+// RestoreDemo rebuilds a demo from a snapshot after checking every field
+// and bound. It returns an error, and no demo, for any snapshot this package
+// could not have written.
+func RestoreDemo(opt sim.Options, snap Snapshot) (*Demo, error) {
+	opt = opt.WithDefaults()
+	clock, err := snap.Envelope.Clock(Name)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Desired < 0 || snap.Desired > MaxDesired {
+		return nil, fmt.Errorf("snapshot desired %d out of range [0, %d]", snap.Desired, MaxDesired)
+	}
+	if len(snap.Pods) > chapter.MaxPods {
+		return nil, fmt.Errorf("snapshot has %d pods, at most %d", len(snap.Pods), chapter.MaxPods)
+	}
+	pods := make([]chapter.Pod, len(snap.Pods))
+	startsIn := map[string]time.Duration{}
+	for i, p := range snap.Pods {
+		phase, err := parsePodPhase(p.Phase)
+		if err != nil {
+			return nil, err
+		}
+		pods[i] = chapter.Pod{Name: p.Name, Phase: phase}
+		switch {
+		case phase == chapter.Pending:
+			in := time.Duration(p.StartsIn) * time.Millisecond
+			if in < 0 || in > opt.StartDelay {
+				return nil, fmt.Errorf("snapshot pod %q starts in %dms, out of range", p.Name, p.StartsIn)
+			}
+			startsIn[p.Name] = in
+		case p.StartsIn != 0:
+			return nil, fmt.Errorf("snapshot pod %q is %s but has a start time", p.Name, p.Phase)
+		}
+	}
+	cl, err := chapter.Restore(pods, snap.Seq)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	d := &Demo{opt: opt}
+	d.init(snap.Desired, snap.Controller, clock)
+	d.Log = sim.NewLog(opt.LogSize)
+	d.cluster = cl
+	for name, in := range startsIn {
+		d.StartAfter(name, in)
+	}
+	d.converged = d.ctrl.Converged(cl)
+	d.hist.Reset()
+	d.changed()
+	d.Note(sim.Event{Kind: sim.EventRestored})
+	return d, nil
+}
+
+func parsePodPhase(s string) (chapter.Phase, error) {
+	for _, p := range []chapter.Phase{chapter.Pending, chapter.Running, chapter.Failed} {
+		if p.String() == s {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("snapshot: unknown pod phase %q", s)
+}

@@ -1,0 +1,33 @@
+package reconcile
+
+import (
+	"testing"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
+)
+
+// TestView checks the fragments, the section, the snapshot and the golden
+// renders of a fresh demo and of one that has acted and shows a refusal.
+func TestView(t *testing.T) {
+	demotest.Check(t, Kind, []demotest.State{
+		{Name: "fresh", Build: func() demo.Instance { return Kind.New(demo.Options{}) }},
+		{Name: "acted", Refusal: demo.OutOfRange("replicas", 0, MaxDesired), Build: func() demo.Instance {
+			d := Kind.New(demo.Options{})
+			must(t, d.Apply(demo.Command{Action: "step"})) // creates pod-1..3
+			d.Advance(2 * time.Second)                     // they run
+			must(t, d.Apply(demo.Command{Action: "kill", Name: "pod-2"}))
+			must(t, d.Apply(demo.Command{Action: "set-replicas", N: 4}))
+			d.Advance(time.Second) // the controller replaces pod-2 and adds one
+			return d
+		}},
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

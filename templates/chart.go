@@ -1,0 +1,232 @@
+package templates
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Chart geometry, in SVG user units. The outer box holds the axes; the plot
+// is a nested SVG whose x axis is virtual time in deciseconds from Origin,
+// so scrolling it is a change of its viewBox, which the page makes as its
+// clock runs (static/app.js). The server renders a chart only when a value
+// changes.
+const (
+	chartW     = 600
+	chartH     = 180
+	plotX      = 40
+	plotY      = 8
+	plotW      = chartW - plotX
+	plotH      = chartH - plotY - 28
+	minSpan    = 20 * time.Second
+	tableRows  = 6
+	farFuture  = 1_000_000 // deciseconds (about 28 hours): the last step reaches past any frame
+	decisecond = 100 * time.Millisecond
+)
+
+// ChartProps is a chart of the last window of virtual time.
+type ChartProps struct {
+	Prefix  string
+	Title   string
+	Desc    string
+	Origin  int64 // virtual ms that plot x = 0 stands for (the frame's time)
+	Window  int64 // virtual ms the chart spans once the demo is that old
+	MinSpan int64 // virtual ms it spans at least, so the first seconds are not a sliver
+	Top     int   // the value at the top of a line chart
+	Lines   []ChartLine
+	Bands   []ChartBand
+	YTicks  []ChartTick
+	XTicks  []ChartTick
+	Legend  []ChartLegend
+	Table   ChartTable
+}
+
+// ChartLine is one series, as SVG polyline points in plot coordinates.
+type ChartLine struct {
+	Class  string
+	Points string
+}
+
+// ChartBand is a coloured span of time, in plot coordinates.
+type ChartBand struct {
+	Class string
+	X, W  float64
+}
+
+// ChartTick is an axis label.
+type ChartTick struct {
+	Pos   float64
+	Label string
+}
+
+// ChartLegend names a series.
+type ChartLegend struct {
+	Class string
+	Label string
+}
+
+// ChartTable is the newest values behind a chart, for screen readers.
+type ChartTable struct {
+	Head []string
+	Rows [][]string
+}
+
+// Step is the value of a series from At on.
+type Step struct {
+	At time.Duration
+	V  int
+}
+
+// Series is one line of a line chart.
+type Series struct {
+	Class string
+	Label string
+	Steps []Step
+}
+
+// Span is a labelled stretch of time from At on, for a band chart.
+type Span struct {
+	At    time.Duration
+	Class string
+	Label string
+}
+
+func newChart(prefix, title, desc string, now, window time.Duration) ChartProps {
+	return ChartProps{Prefix: prefix, Title: title, Desc: desc, Origin: now.Milliseconds(),
+		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds(), XTicks: XTicks(span(now, window))}
+}
+
+// span is the time the chart shows: the last window, or less while the demo
+// is younger.
+func span(now, window time.Duration) time.Duration {
+	return min(window, max(now.Truncate(time.Second), minSpan))
+}
+
+// XTicks labels the time axis of a chart spanning span: every 5 s below 40 s,
+// every 15 s above, counted back from now ("0s"). static/app.js computes the
+// same while the span grows.
+func XTicks(span time.Duration) []ChartTick {
+	var ticks []ChartTick
+	step := 15
+	if span < 40*time.Second {
+		step = 5
+	}
+	total := int(span / time.Second)
+	for s := total % step; s <= total; s += step {
+		label := "-" + strconv.Itoa(total-s) + "s"
+		if s == total {
+			label = "0s"
+		}
+		ticks = append(ticks, ChartTick{Pos: plotX + float64(s)/span.Seconds()*plotW, Label: label})
+	}
+	return ticks
+}
+
+// xAt returns the plot x of virtual time at in a chart whose origin is now.
+func xAt(at, now time.Duration) float64 { return float64(at-now) / float64(decisecond) }
+
+// LineChart draws series as step lines over the window ending now. The
+// y axis runs from 0 to the largest value (at least 5).
+func LineChart(prefix, title, desc string, now, window time.Duration, series []Series) ChartProps {
+	c := newChart(prefix, title, desc, now, window)
+	c.Top = 5
+	for _, s := range series {
+		for _, st := range s.Steps {
+			c.Top = max(c.Top, st.V)
+		}
+	}
+	yOf := func(v int) float64 { return plotH - float64(v)/float64(c.Top)*plotH }
+	for v := 0; v <= c.Top; v += max(1, c.Top/5) {
+		c.YTicks = append(c.YTicks, ChartTick{Pos: plotY + yOf(v), Label: strconv.Itoa(v)})
+	}
+	c.Table.Head = []string{"t"}
+	for _, s := range series {
+		var b strings.Builder
+		for i, st := range s.Steps {
+			x0, x1 := xAt(st.At, now), float64(farFuture)
+			if i+1 < len(s.Steps) {
+				x1 = xAt(s.Steps[i+1].At, now)
+			}
+			y := yOf(st.V)
+			fmt.Fprintf(&b, "%.1f,%.1f %.1f,%.1f ", x0, y, x1, y)
+		}
+		c.Lines = append(c.Lines, ChartLine{Class: s.Class, Points: strings.TrimSpace(b.String())})
+		c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
+		c.Table.Head = append(c.Table.Head, s.Label)
+	}
+	c.Table.Rows = lineRows(series)
+	return c
+}
+
+// lineRows returns the newest tableRows moments at which a series changed,
+// with every series' value then.
+func lineRows(series []Series) [][]string {
+	var times []time.Duration
+	for _, s := range series {
+		for _, st := range s.Steps {
+			times = append(times, st.At)
+		}
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	if len(times) > tableRows {
+		times = times[len(times)-tableRows:]
+	}
+	rows := make([][]string, 0, len(times))
+	for _, at := range times {
+		row := []string{ClockText(at)}
+		for _, s := range series {
+			v := ""
+			for _, st := range s.Steps {
+				if st.At <= at {
+					v = strconv.Itoa(st.V)
+				}
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// BandChart draws spans as coloured bands over the window ending now, each
+// lasting until the next; legend names the classes in first-seen order.
+func BandChart(prefix, title, desc string, now, window time.Duration, spans []Span, head string) ChartProps {
+	c := newChart(prefix, title, desc, now, window)
+	seen := map[string]bool{}
+	c.Table.Head = []string{"t", head}
+	for i, s := range spans {
+		x0, x1 := xAt(s.At, now), float64(farFuture)
+		if i+1 < len(spans) {
+			x1 = xAt(spans[i+1].At, now)
+		}
+		if x1 > x0 {
+			c.Bands = append(c.Bands, ChartBand{Class: s.Class, X: x0, W: x1 - x0})
+		}
+		if !seen[s.Class] {
+			seen[s.Class] = true
+			c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
+		}
+	}
+	for _, s := range spans[max(0, len(spans)-tableRows):] {
+		c.Table.Rows = append(c.Table.Rows, []string{ClockText(s.At), s.Label})
+	}
+	return c
+}
+
+// viewBox is the plot's window at the frame's time: the span ending at the
+// origin.
+func (c ChartProps) viewBox() string {
+	sp := span(time.Duration(c.Origin)*time.Millisecond, time.Duration(c.Window)*time.Millisecond)
+	return fmt.Sprintf("%.1f 0 %.1f %d", -float64(sp/decisecond), float64(sp/decisecond), plotH)
+}
+
+// ClockText formats virtual time as mm:ss.s.
+func ClockText(d time.Duration) string {
+	d = d.Round(100 * time.Millisecond)
+	m := int(d / time.Minute)
+	s := float64(d%time.Minute) / float64(time.Second)
+	return fmt.Sprintf("%02d:%04.1f", m, s)
+}

@@ -1,0 +1,89 @@
+// Package wordstest checks a catalog in tests: both languages present and
+// alike, and every key the code uses defined.
+package wordstest
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// Japanese reports whether s holds kana, kanji or Japanese punctuation.
+func Japanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) || strings.ContainsRune("「」、。（）", r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Complete checks that every sentence of words has both languages, that
+// the English has no Japanese in it, and that both take the same arguments.
+func Complete(t *testing.T, words templates.Catalog) {
+	t.Helper()
+	for k, m := range words {
+		if strings.TrimSpace(m[0]) == "" || strings.TrimSpace(m[1]) == "" {
+			t.Errorf("key %q lacks a language: ja=%q en=%q", k, m[0], m[1])
+		}
+		if Japanese(m[1]) {
+			t.Errorf("English text of %q has Japanese in it: %q", k, m[1])
+		}
+		if verbs(m[0]) != verbs(m[1]) {
+			t.Errorf("key %q: the languages take different arguments: %q vs %q", k, m[0], m[1])
+		}
+	}
+}
+
+var verb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+
+func verbs(s string) string { return strings.Join(verb.FindAllString(s, -1), " ") }
+
+// lit finds the literal keys passed to T and F (a demo's own, the shared
+// ones, and a catalog's methods): T(l, "key"), F(p.Lang, "key", …).
+var lit = regexp.MustCompile(`\b[TF]\([\w.]+,\s*"([a-z][a-z0-9.-]*)"`)
+
+// Used checks that every literal key the files matching patterns pass to T
+// or F, and every key in dynamic (keys the code builds from values), is in
+// words or the shared catalog. It fails when fewer than min literal keys
+// are found: the pattern no longer matches the code.
+func Used(t *testing.T, words templates.Catalog, patterns []string, dynamic []string, min int) {
+	t.Helper()
+	used := map[string]bool{}
+	for _, pat := range patterns {
+		files, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_templ.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range lit.FindAllStringSubmatch(string(b), -1) {
+				if !strings.HasSuffix(m[1], ".") {
+					used[m[1]] = true
+				}
+			}
+		}
+	}
+	if len(used) < min {
+		t.Fatalf("found only %d keys in use; the pattern no longer matches the code", len(used))
+	}
+	for _, k := range dynamic {
+		used[k] = true
+	}
+	for k := range used {
+		if !words.Has(k) {
+			t.Errorf("key %q is used but in no catalog", k)
+		}
+	}
+}
