@@ -29,8 +29,9 @@
 // that); otherwise, if a duplicate is armed, duplicated (a second copy
 // DuplicateGap after the first); otherwise delivered, DeliveryDelay after its
 // emission. Events keep their order except as their fates say: no event
-// overtakes a swapped pair (one emitted just after waits behind it), while a
-// duplicate's second copy, a retransmission, may be overtaken. An armed duplicate or swap waits for the next event that is not
+// overtakes a swapped pair (one emitted just after waits behind it, and so
+// does the next pair), while a duplicate's second copy, a retransmission,
+// may be overtaken. An armed duplicate or swap waits for the next event that is not
 // dropped. A restart drops (LossRestart) every event none of whose copies had
 // arrived: the only fate that changes after emission.
 //

@@ -126,9 +126,12 @@ func (w *World) sideState(s Side) SideState {
 	return st
 }
 
-// maxCopyIn bounds how far ahead a copy in flight can be due: an event
-// queued behind a swapped pair (SwapGap) and duplicated (DuplicateGap).
-const maxCopyIn = DeliveryDelay + SwapGap + DuplicateGap
+// maxCopyIn bounds how far ahead a copy in flight can be due. No event
+// overtakes a swapped pair, so pairs emitted back to back queue one behind
+// the other, SwapGap each; at most MaxInFlight events are in flight, so
+// fewer than MaxInFlight pairs chain; a duplicate's second copy adds
+// DuplicateGap.
+const maxCopyIn = DeliveryDelay + MaxInFlight*SwapGap + DuplicateGap
 
 // Restore rebuilds a world from a snapshot after checking every field and
 // bound. It returns an error, and no world, for any snapshot this package
