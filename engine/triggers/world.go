@@ -80,9 +80,13 @@ const (
 	TriggerStartup Trigger = "startup" // the controller came back up
 )
 
-// LogEntry is one thing a controller did, structured for the page.
+// LogEntry is one thing a controller did, structured for the page. The
+// level side logs every Reconcile (a recount that finds nothing to do
+// included: that is idempotence); the edge side logs every event it acted
+// on, and not the ones it only noted (created, running, deleted change its
+// memory, which SideView.Known shows). Both log going down and coming up.
 type LogEntry struct {
-	Seq     int           // increases by one per entry of a side
+	Seq     int           // increases by one per entry of a side; 0 for an entry not logged (a Step's edge entry that only noted)
 	At      time.Duration // virtual time
 	Trigger Trigger
 	// Heard is the event that was delivered (the last of them when several
@@ -384,8 +388,8 @@ func (w *World) next() (item, bool) {
 // event held for a swap waits for its partner and sets no timer either.
 func (w *World) NextDue() (time.Duration, bool) {
 	it, ok := w.next()
-	if !ok {
-		return 0, false
+	if !ok || it.at > maxClock {
+		return 0, false // the clock stops at maxClock: what is due later never is
 	}
 	return max(0, it.at-w.now), true
 }
@@ -500,8 +504,14 @@ func (w *World) handleEdge(ev Event, trigger Trigger) LogEntry {
 			w.learn(ReasonSwap)
 		}
 	}
-	return w.sides[Edge].addLog(LogEntry{At: w.now, Trigger: trigger, Heard: ev, Copy: ev.Delivered,
-		Events: 1, Known: len(w.edge.known), Actions: actions})
+	e := LogEntry{At: w.now, Trigger: trigger, Heard: ev, Copy: ev.Delivered,
+		Events: 1, Known: len(w.edge.known), Actions: actions}
+	if len(actions) == 0 {
+		// Only noted (created, running, deleted): its memory changed, the
+		// stream shows the delivery, and the log keeps room for what it did.
+		return e
+	}
+	return w.sides[Edge].addLog(e)
 }
 
 // StepResult says what one Step did on each side; nil where nothing ran.

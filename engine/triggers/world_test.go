@@ -199,6 +199,23 @@ func TestStep(t *testing.T) {
 			t.Fatalf("second step %+v %+v", r.Level, r.Edge)
 		}
 	})
+	t.Run("an event the edge side only notes is handled but not logged", func(t *testing.T) {
+		w := New()
+		mustKill(t, w, "pod-1")
+		w.Advance(DeliveryDelay) // edge: delete pod-1, create pod-4; both events in flight
+		logged := len(w.View(Edge).Log)
+		r := w.Step()
+		if r.Edge == nil || r.Edge.Heard.Kind != PodDeleted || r.Edge.Seq != 0 || len(r.Edge.Actions) != 0 {
+			t.Fatalf("edge step %+v", r.Edge)
+		}
+		if n := len(w.View(Edge).Log); n != logged {
+			t.Fatalf("edge log grew from %d to %d", logged, n)
+		}
+		r = w.Step() // created pod-4: already known
+		if got := w.View(Edge).Known; !slices.Equal(got, []string{"pod-2", "pod-3", "pod-4"}) {
+			t.Fatalf("the edge controller knows %v", got)
+		}
+	})
 	t.Run("a quiet edge side has nothing to handle", func(t *testing.T) {
 		w := New()
 		r := w.Step()
@@ -342,4 +359,6 @@ func TestAdvanceIsBoundedAndNeverGoesBack(t *testing.T) {
 	if _, err := Restore(w.Snapshot()); err != nil {
 		t.Fatalf("a world at the end of time does not restore: %v", err)
 	}
+	mustKill(t, w, "pod-1") // its event would arrive after the end of time
+	quiet(t, w)
 }
