@@ -56,25 +56,25 @@ const (
 // notification carries the reason of the write that caused it, or
 // ReasonList.
 const (
-	ReasonApply          = "apply"          // kubectl POST Deployment (kubectl apply)
-	ReasonScale          = "scale"          // kubectl PATCH Deployment replicas=Value
-	ReasonKill           = "kill"           // kubectl DELETE Pod
-	ReasonCreateRS       = "create-rs"      // Deployment controller POST ReplicaSet
-	ReasonScaleRS        = "scale-rs"       // Deployment controller PATCH ReplicaSet replicas=Value
-	ReasonCreatePods     = "create-pods"    // ReplicaSet controller POST Pod (generateName)
-	ReasonDeletePods     = "delete-pods"    // ReplicaSet controller DELETE Pod (too many)
-	ReasonBind           = "bind"           // scheduler POST Binding (pod → Object.Node)
-	ReasonStartPod       = "start-pod"      // CRI RunPodSandbox (+ PullImage when the node lacks the image)
+	ReasonApply          = "apply"           // kubectl POST Deployment (kubectl apply)
+	ReasonScale          = "scale"           // kubectl PATCH Deployment replicas=Value
+	ReasonKill           = "kill"            // kubectl DELETE Pod
+	ReasonCreateRS       = "create-rs"       // Deployment controller POST ReplicaSet
+	ReasonScaleRS        = "scale-rs"        // Deployment controller PATCH ReplicaSet replicas=Value
+	ReasonCreatePods     = "create-pods"     // ReplicaSet controller POST Pod (generateName)
+	ReasonDeletePods     = "delete-pods"     // ReplicaSet controller DELETE Pod (too many)
+	ReasonBind           = "bind"            // scheduler POST Binding (pod → Object.Node)
+	ReasonStartPod       = "start-pod"       // CRI RunPodSandbox (+ PullImage when the node lacks the image)
 	ReasonStartContainer = "start-container" // CRI CreateContainer + StartContainer
-	ReasonPodRunning     = "pod-running"    // kubelet PATCH Pod status phase=Running
-	ReasonStopPod        = "stop-pod"       // CRI (StopContainer +) StopPodSandbox
-	ReasonConfirmDelete  = "confirm-delete" // kubelet DELETE Pod gracePeriodSeconds=0
-	ReasonNodeReady      = "node-ready"     // kubelet PATCH Node status Ready=True
-	ReasonNodeUnknown    = "node-unknown"   // node lifecycle controller PATCH Node status Ready=Unknown
-	ReasonTaint          = "taint"          // node lifecycle controller adds node.kubernetes.io/unreachable:NoExecute
-	ReasonUntaint        = "untaint"        // … and removes it
-	ReasonEvict          = "evict"          // node lifecycle controller DELETE Pod (toleration expired)
-	ReasonList           = "list"           // the initial LIST of a starting component's watch
+	ReasonPodRunning     = "pod-running"     // kubelet PATCH Pod status phase=Running
+	ReasonStopPod        = "stop-pod"        // CRI (StopContainer +) StopPodSandbox
+	ReasonConfirmDelete  = "confirm-delete"  // kubelet DELETE Pod gracePeriodSeconds=0
+	ReasonNodeReady      = "node-ready"      // kubelet PATCH Node status Ready=True
+	ReasonNodeUnknown    = "node-unknown"    // node lifecycle controller PATCH Node status Ready=Unknown
+	ReasonTaint          = "taint"           // node lifecycle controller adds node.kubernetes.io/unreachable:NoExecute
+	ReasonUntaint        = "untaint"         // … and removes it
+	ReasonEvict          = "evict"           // node lifecycle controller DELETE Pod (toleration expired)
+	ReasonList           = "list"            // the initial LIST of a starting component's watch
 )
 
 // CRI calls, by their names in the CRI's RuntimeService and ImageService.
