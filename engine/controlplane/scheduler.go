@@ -39,8 +39,7 @@ const (
 // queued is a pod in the scheduler's queue that has failed at least once.
 type queued struct {
 	attempts int
-	last     time.Duration // the last attempt
-	since    time.Duration // when it entered unschedulablePods
+	last     time.Duration // the last attempt, when it entered unschedulablePods
 	state    int
 }
 
@@ -52,7 +51,7 @@ func (q *queued) retryAt() time.Duration {
 	if q.state == qBackoff {
 		return q.last + Backoff(q.attempts)
 	}
-	return q.since + UnschedulableFlush
+	return q.last + UnschedulableFlush
 }
 
 // schedState is kube-scheduler's memory: its queue of pods that could not
@@ -169,7 +168,7 @@ func (s *schedState) pass(v *view) []Message {
 			continue
 		}
 		q.attempts = min(q.attempts+1, maxAttempts)
-		q.last, q.since, q.state = v.now, v.now, qUnschedulable
+		q.last, q.state = v.now, qUnschedulable
 		v.record(Event{Kind: EventFailedScheduling, Name: p.name, N: q.attempts, M: full, K: notReady, Wait: Backoff(q.attempts)})
 	}
 	if len(binds) == 0 {
