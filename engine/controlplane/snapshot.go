@@ -34,10 +34,10 @@ type Snapshot struct {
 
 // LiveState is the live cluster in a snapshot.
 type LiveState struct {
-	Now      int64  `json:"now"`
-	Rand     string `json:"rand"`
-	RV       int64  `json:"rv"`
-	MsgSeq   int    `json:"msgSeq"`
+	Now    int64  `json:"now"`
+	Rand   string `json:"rand"`
+	RV     int64  `json:"rv"`
+	MsgSeq int    `json:"msgSeq"`
 	// The Deployment web and the ReplicaSet web-<hash>: both exist once live.
 	Replicas   int            `json:"replicas"`
 	DeployRV   int64          `json:"deployRV"`
