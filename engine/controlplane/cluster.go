@@ -69,7 +69,7 @@ type Cluster struct {
 
 	// Test hooks: every delivered message, and every binding decision.
 	trace  func(Message)
-	onBind func(pod, node string)
+	onBind func(binds []Object)
 	// stalled records that an Advance hit maxItems (tests check it never does).
 	stalled bool
 }
@@ -101,7 +101,7 @@ func (c *Cluster) init() {
 	}
 	c.synced = map[string]bool{}
 	c.sched = schedState{queue: map[string]*queued{}}
-	c.comps = newComponents(&c.sched, &c.nlc)
+	c.comps = newComponents()
 	c.diagram = ring[Message]{size: DiagramSize}
 	c.events = ring[Event]{size: MaxEvents}
 }
@@ -325,8 +325,13 @@ func (c *Cluster) active(comp *component) bool {
 
 func (c *Cluster) view(comp *component) *view {
 	v := &view{api: &c.api, inflight: c.inflight, now: c.now, onBind: c.onBind}
-	if i := nodeIndex(comp.node); i >= 0 {
-		v.rt = &c.rt[i]
+	switch comp.lane {
+	case LaneKubelet:
+		v.rt = &c.rt[nodeIndex(comp.node)]
+	case LaneScheduler:
+		v.sched = &c.sched
+	case LaneNodeLife:
+		v.nlc = &c.nlc
 	}
 	return v
 }

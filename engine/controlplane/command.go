@@ -122,16 +122,23 @@ func (c *Cluster) SetNode(name string, running bool) error {
 	return nil
 }
 
-// SetRuntime chooses the path of the kubelet's CRI calls from now on. It may
-// be used during the guide too.
+// SetRuntime chooses the path of the kubelet's CRI calls. On a live cluster
+// it applies from now on. During the guide it redraws the guide's messages
+// so far with the new stack, so that the guide stays a function of its seed,
+// stack and step (which is all its snapshot holds).
 func (c *Cluster) SetRuntime(r Runtime) error {
 	if r != RuntimeContainerd && r != RuntimeDockershim {
 		return fmt.Errorf("no runtime %q (want %s or %s)", r, RuntimeContainerd, RuntimeDockershim)
 	}
-	if r != c.runtime {
-		c.runtime = r
-		c.logEvent(Event{Kind: EventRuntime, Status: string(r)})
+	if r == c.runtime {
+		return nil
 	}
+	c.runtime = r
+	if !c.live {
+		*c = *c.replay(c.guide)
+		return nil
+	}
+	c.logEvent(Event{Kind: EventRuntime, Status: string(r)})
 	return nil
 }
 
@@ -329,7 +336,7 @@ func (c *Cluster) Converged() bool {
 // covers, for the page's legend.
 func Watches() map[string][]string {
 	out := map[string][]string{}
-	for _, comp := range newComponents(&schedState{}, &nlcState{}) {
+	for _, comp := range newComponents() {
 		out[comp.lane] = slices.Clone(comp.watches)
 	}
 	return out

@@ -35,10 +35,14 @@ type view struct {
 	inflight []*Message
 	now      time.Duration
 	rt       *nodeRuntime
+	// sched and nlc are the scheduler's and the node lifecycle controller's
+	// own memory, set in their views only.
+	sched *schedState
+	nlc   *nlcState
 	// events collects what the component reports for the log (the
 	// scheduler's FailedScheduling); onBind is a test hook.
 	events []Event
-	onBind func(pod, node string)
+	onBind func(binds []Object)
 }
 
 func (v *view) record(e Event) { v.events = append(v.events, e) }
@@ -84,9 +88,10 @@ type component struct {
 	run func(v *view, t trigger) []Message
 }
 
-// newComponents returns the descriptor list. Stateful components keep their
-// state in the structs passed in, which belong to them alone.
-func newComponents(s *schedState, n *nlcState) []*component {
+// newComponents returns the descriptor list. Descriptors hold no state: a
+// component that remembers something (the scheduler's queue, the node
+// lifecycle controller's timers) finds its own memory in its view.
+func newComponents() []*component {
 	cs := []*component{
 		{
 			id: LaneDeployment, lane: LaneDeployment, process: ProcessControllerManager,
@@ -129,7 +134,7 @@ func newComponents(s *schedState, n *nlcState) []*component {
 				}
 				return "", false
 			},
-			run: s.run,
+			run: func(v *view, t trigger) []Message { return v.sched.run(v, t) },
 		},
 	}
 	for _, nn := range nodeNames {
@@ -146,7 +151,7 @@ func newComponents(s *schedState, n *nlcState) []*component {
 		hears: func(ch change) (string, bool) {
 			return ch.event, ch.resource == ResNode && ch.from != LaneNodeLife
 		},
-		run: n.run,
+		run: func(v *view, t trigger) []Message { return v.nlc.run(v, t) },
 	})
 }
 

@@ -162,9 +162,6 @@ func (s *schedState) pass(v *view) []Message {
 			counts[best]++
 			delete(s.queue, p.name)
 			binds = append(binds, Object{Name: p.name, Node: nodeNames[best]})
-			if v.onBind != nil {
-				v.onBind(p.name, nodeNames[best])
-			}
 			continue
 		}
 		q.attempts = min(q.attempts+1, maxAttempts)
@@ -173,6 +170,9 @@ func (s *schedState) pass(v *view) []Message {
 	}
 	if len(binds) == 0 {
 		return nil
+	}
+	if v.onBind != nil {
+		v.onBind(binds)
 	}
 	return []Message{{To: LaneAPIServer, Kind: KindWrite, Verb: VerbPost, Resource: ResBinding, Reason: ReasonBind, Objects: binds}}
 }
