@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -130,7 +131,7 @@ func (a *apiServer) sortedPods() []*pod {
 	for _, p := range a.pods {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(x, y *pod) int { return cmpString(x.name, y.name) })
+	slices.SortFunc(out, func(x, y *pod) int { return strings.Compare(x.name, y.name) })
 	return out
 }
 
@@ -145,16 +146,6 @@ func (a *apiServer) assigned(nodeName string) int {
 		}
 	}
 	return n
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // change is what one write changed, as the apiserver's watch reports it.

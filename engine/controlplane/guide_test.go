@@ -92,6 +92,9 @@ func TestGuideStateAfterEachMessage(t *testing.T) {
 		}
 	}
 	next := func() { t.Helper(); _, err := c.Next(); must(t, err) }
+	if _, _, ok := c.ReplicaSet(); ok || c.Replicas() != 3 || c.Converged() {
+		t.Fatal("before the apply: no ReplicaSet, the apply's 3 replicas on their way, not converged")
+	}
 	next()
 	check(1, c.api.deploy != nil && c.api.deploy.replicas == 3 && len(c.Pods()) == 0, "Deployment stored, no pod")
 	next()
@@ -214,6 +217,9 @@ func TestNamesAreDeterministicPerSeedAndFromTheAlphabet(t *testing.T) {
 		return out
 	}
 	a, b, other := names(2024), names(2024), names(2025)
+	if New(2024).Seed() != 2024 {
+		t.Fatal("Seed")
+	}
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("the same seed gave %v and %v", a, b)
 	}

@@ -50,21 +50,6 @@ func (n *nlcState) run(v *view, t trigger) []Message {
 	return out
 }
 
-// next returns when the controller next acts on a node by itself.
-func (n *nlcState) next(v *view) (time.Duration, bool) {
-	var at time.Duration
-	found := false
-	for i, name := range nodeNames {
-		if v.pending(LaneNodeLife, func(o Object) bool { return o.Node == name }) {
-			continue
-		}
-		if t, _, ok := n.plan(v, i); ok && (!found || t < at) {
-			at, found = t, true
-		}
-	}
-	return at, found
-}
-
 // plan returns what the controller will do to node i and when, if anything:
 //   - Ready=True but no heartbeat for the grace period: Ready → Unknown;
 //   - not Ready and not tainted: add the NoExecute taint;

@@ -437,3 +437,56 @@ func TestStepAndSkip(t *testing.T) {
 		t.Fatalf("skip did not deliver both: %+v", c2.Messages())
 	}
 }
+
+// A kubelet stopped while a notification is on its way never gets it (its
+// watch is closed); started, it lists its pods and runs them.
+func TestStoppedKubeletListsWhatItMissed(t *testing.T) {
+	c := live(t, 21)
+	must(t, c.SetReplicas(6))
+	for range 20 {
+		if slices.ContainsFunc(c.inflight, func(m *Message) bool { return m.To == LaneKubelet }) {
+			break
+		}
+		_, _ = c.Step()
+	}
+	var to []string
+	for _, o := range c.inflight[0].Objects {
+		to = append(to, o.Node)
+	}
+	if c.inflight[0].To != LaneKubelet || len(to) != 3 {
+		t.Fatalf("in flight %+v", c.InFlight())
+	}
+	must(t, c.SetNode("node-2", false))
+	for _, o := range c.inflight[0].Objects {
+		if o.Node == "node-2" {
+			t.Fatal("a stopped kubelet still has a notification on its way")
+		}
+	}
+	settle(t, c)
+	if p := podsOn(c, "node-2"); len(p) != 2 || !slices.ContainsFunc(p, func(v PodView) bool { return v.Phase == PhasePending }) {
+		t.Fatalf("node-2 %+v: its new pod should wait", p)
+	}
+	must(t, c.SetNode("node-2", true))
+	settle(t, c)
+	if !c.Converged() {
+		t.Fatalf("pods %+v", c.Pods())
+	}
+}
+
+// A kubelet that comes back while the node lifecycle controller's Unknown is
+// on its way hears it and reports Ready again.
+func TestKubeletBackAsItsNodeIsMarkedUnknown(t *testing.T) {
+	c := live(t, 22)
+	must(t, c.SetNode("node-1", false))
+	_, _ = c.SkipToNext() // the Unknown is sent
+	must(t, c.SetNode("node-1", true))
+	msgs := traced(c)
+	settle(t, c)
+	heard := slices.ContainsFunc(*msgs, func(m Message) bool { return m.To == LaneKubelet && m.Reason == ReasonNodeUnknown })
+	if n := nodeView(c, "node-1"); !heard || n.Ready != ConditionTrue || n.Tainted {
+		t.Fatalf("node-1 %+v, heard %v", n, heard)
+	}
+	if _, ok := c.NextDue(); ok || !c.Converged() {
+		t.Fatal("not quiet")
+	}
+}
