@@ -37,7 +37,7 @@ const (
 	NodeCapacity = 4
 )
 
-// NodeNames are the cluster's nodes, registered before the demo starts.
+// nodeNames are the cluster's nodes, registered before the demo starts.
 var nodeNames = [NodeCount]string{"node-1", "node-2", "node-3"}
 
 // NodeNames returns the names of the cluster's nodes, in order.

@@ -147,15 +147,17 @@ func (c *Cluster) Runtime() Runtime { return c.runtime }
 
 // PresetSchedulerOutage sets up the quiz 「scheduler が 1 分間止まっていたら、
 // その間に apply された Deployment はどうなる?」 from the live cluster (the
-// guide is finished first if need be): the scheduler stops for
-// SchedulerOutage, and kubectl applies two more replicas (at MaxReplicas
-// and above MaxReplicas-2, it deletes a pod instead, whose replacement
-// waits the same way). The ReplicaSet controller makes the pods; they wait
-// with an empty nodeName until the scheduler is back and places them.
+// guide is finished first if need be): the controller-manager is started if
+// stopped, the scheduler stops for SchedulerOutage, and kubectl applies two
+// more replicas (above MaxReplicas-2, it deletes a pod instead, whose
+// replacement waits the same way). The ReplicaSet controller makes the pods;
+// they wait with an empty nodeName until the scheduler is back and places
+// them.
 func (c *Cluster) PresetSchedulerOutage() error {
 	c.FinishGuide()
 	c.live = true
 	c.logEvent(Event{Kind: EventPreset, Name: PresetSchedulerOutage})
+	c.setProcess(ProcessControllerManager, true)
 	c.setProcess(ProcessScheduler, false)
 	c.restartAt, c.restartSet = c.now+SchedulerOutage, true
 	if n := c.Replicas(); n <= MaxReplicas-2 {
@@ -296,6 +298,7 @@ func (c *Cluster) ReplicaSet() (string, int, bool) {
 func (c *Cluster) Messages() []Message { return c.diagram.list() }
 
 // InFlight returns the messages sent and not yet arrived, in arrival order.
+// During the guide it holds exactly the guide's next message.
 func (c *Cluster) InFlight() []Message {
 	out := make([]Message, len(c.inflight))
 	for i, m := range c.inflight {

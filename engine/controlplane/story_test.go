@@ -490,3 +490,13 @@ func TestKubeletBackAsItsNodeIsMarkedUnknown(t *testing.T) {
 		t.Fatal("not quiet")
 	}
 }
+
+func TestPresetSchedulerOutageStartsTheControllerManager(t *testing.T) {
+	c := live(t, 23)
+	must(t, c.SetComponent(ProcessControllerManager, false))
+	must(t, c.PresetSchedulerOutage())
+	settle(t, c)
+	if !c.Components()[1].Running || phases(c)[PhasePending] != 2 {
+		t.Fatalf("components %+v, pods %+v", c.Components(), c.Pods())
+	}
+}
