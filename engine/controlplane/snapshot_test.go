@@ -1,0 +1,222 @@
+package controlplane
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// busy returns a live cluster in the middle of everything: a node dead and
+// tainted with evicted pods, the scheduler stopped with a restart due, a
+// pod unschedulable, messages in flight through dockershim.
+func busy(t *testing.T) *Cluster {
+	t.Helper()
+	c := live(t, 40)
+	must(t, c.SetReplicas(9))
+	settle(t, c)
+	must(t, c.SetNode("node-3", false))
+	_, _ = c.SkipToNext()
+	settle(t, c)
+	_, _ = c.SkipToNext()
+	settle(t, c)
+	must(t, c.SetRuntime(RuntimeDockershim))
+	must(t, c.PresetSchedulerOutage())
+	c.Advance(450 * ms1) // a pod killed: its replacement and its stop on their way
+	return c
+}
+
+func roundTrip(t *testing.T, c *Cluster) {
+	t.Helper()
+	snap := c.Snapshot()
+	b, err := json.Marshal(snap)
+	must(t, err)
+	if len(b) > 8<<10 {
+		t.Fatalf("snapshot is %d bytes", len(b))
+	}
+	var back Snapshot
+	must(t, json.Unmarshal(b, &back))
+	r, err := Restore(back)
+	if err != nil {
+		t.Fatalf("restore: %v\n%s", err, b)
+	}
+	if got := r.Snapshot(); !reflect.DeepEqual(got, snap) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, snap)
+	}
+	if !reflect.DeepEqual(r.Pods(), c.Pods()) || !reflect.DeepEqual(r.Nodes(), c.Nodes()) ||
+		!reflect.DeepEqual(r.InFlight(), c.InFlight()) || !reflect.DeepEqual(r.Components(), c.Components()) {
+		t.Fatal("the restored cluster looks different")
+	}
+	// The restored cluster goes on exactly as the original.
+	for _, d := range []time.Duration{100 * ms1, time.Second, time.Minute, 10 * time.Minute} {
+		c.Advance(d)
+		r.Advance(d)
+		if !reflect.DeepEqual(c.Snapshot(), r.Snapshot()) {
+			t.Fatalf("diverged after %v", d)
+		}
+	}
+}
+
+func TestSnapshotRoundTrips(t *testing.T) {
+	t.Run("guide", func(t *testing.T) {
+		for n := 0; n <= GuideSteps; n++ {
+			c := New(41)
+			must(t, c.SetRuntime(RuntimeDockershim))
+			for range n {
+				_, _ = c.Next()
+			}
+			snap := c.Snapshot()
+			if snap.Live != nil || snap.Guide != n {
+				t.Fatalf("guide snapshot %+v", snap)
+			}
+			r, err := Restore(snap)
+			must(t, err)
+			if !reflect.DeepEqual(r.Messages(), c.Messages()) || !reflect.DeepEqual(r.InFlight(), c.InFlight()) || r.Now() != c.Now() {
+				t.Fatalf("the guide at %d did not come back", n)
+			}
+		}
+	})
+	t.Run("converged", func(t *testing.T) {
+		c := live(t, 42)
+		c.Advance(time.Second)
+		roundTrip(t, c)
+	})
+	t.Run("busy", func(t *testing.T) { roundTrip(t, busy(t)) })
+	t.Run("controller-manager restarting", func(t *testing.T) {
+		c := live(t, 43)
+		must(t, c.SetComponent(ProcessControllerManager, false))
+		must(t, c.KillPod(c.Pods()[0].Name))
+		must(t, c.SetComponent(ProcessControllerManager, true))
+		roundTrip(t, c)
+	})
+	t.Run("mid-step", func(t *testing.T) {
+		c := live(t, 44)
+		must(t, c.KillPod(c.Pods()[1].Name))
+		_, _ = c.SkipToNext()
+		_, _ = c.Step() // one of two notifications due at the same moment
+		roundTrip(t, c)
+	})
+}
+
+func TestRestoreLogsRestoredAndKeepsSeqs(t *testing.T) {
+	c := busy(t)
+	r, err := Restore(c.Snapshot())
+	must(t, err)
+	if e := r.Events(); len(e) != 1 || e[0].Kind != EventRestored || len(r.Messages()) != 0 {
+		t.Fatalf("events %+v", e)
+	}
+	must(t, r.SetReplicas(2))
+	if in := r.InFlight(); in[len(in)-1].Seq <= c.msgSeq-1 {
+		t.Fatal("a new message reused a sequence number")
+	}
+}
+
+// Restore refuses every snapshot the engine could not have written, and
+// never panics.
+func TestRestoreRefusesForgedSnapshots(t *testing.T) {
+	base := busy(t).Snapshot()
+	if base.Live == nil || len(base.Live.InFlight) == 0 || len(base.Live.Scheduler.Queue) == 0 && !base.Live.Scheduler.Restart {
+		t.Fatalf("the base snapshot is not busy enough: %+v", base.Live)
+	}
+	clone := func() Snapshot {
+		b, _ := json.Marshal(base)
+		var s Snapshot
+		_ = json.Unmarshal(b, &s)
+		return s
+	}
+	firstPod := func(s *Snapshot) *PodState { return &s.Live.Pods[0] }
+	tests := map[string]func(s *Snapshot){
+		"version":             func(s *Snapshot) { s.V = 2 },
+		"seed":                func(s *Snapshot) { s.Seed = "-1" },
+		"seed with zeros":     func(s *Snapshot) { s.Seed = "007" },
+		"runtime":             func(s *Snapshot) { s.Runtime = "docker" },
+		"guide step":          func(s *Snapshot) { s.Guide = 12 },
+		"live mid-guide":      func(s *Snapshot) { s.Guide = 5 },
+		"negative time":       func(s *Snapshot) { s.Live.Now = -1 },
+		"huge time":           func(s *Snapshot) { s.Live.Now = maxSnapshotNow + 1 },
+		"rand":                func(s *Snapshot) { s.Live.Rand = "x" },
+		"rv":                  func(s *Snapshot) { s.Live.RV = 0 },
+		"msg seq":             func(s *Snapshot) { s.Live.MsgSeq = -1 },
+		"replicas":            func(s *Snapshot) { s.Live.Replicas = 11 },
+		"rs replicas":         func(s *Snapshot) { s.Live.RSReplicas = -1 },
+		"deploy rv":           func(s *Snapshot) { s.Live.DeployRV = s.Live.RV + 1 },
+		"pod name":            func(s *Snapshot) { firstPod(s).Name = "web-aeiou" },
+		"pod name alphabet":   func(s *Snapshot) { n := firstPod(s); n.Name = n.Name[:len(n.Name)-1] + "a" },
+		"pod order":           func(s *Snapshot) { s.Live.Pods[0], s.Live.Pods[1] = s.Live.Pods[1], s.Live.Pods[0] },
+		"duplicate pod":       func(s *Snapshot) { s.Live.Pods[1] = s.Live.Pods[0] },
+		"pod node":            func(s *Snapshot) { firstPod(s).Node = "node-9" },
+		"pod created":         func(s *Snapshot) { firstPod(s).Created = firstPod(s).RV + 1 },
+		"pod created twice":   func(s *Snapshot) { s.Live.Pods[1].Created = s.Live.Pods[0].Created },
+		"running unbound":     func(s *Snapshot) { p := firstPod(s); p.Node, p.Running, p.Terminating = "", true, false },
+		"too many pods":       func(s *Snapshot) { s.Live.Pods = append(s.Live.Pods, make([]PodState, MaxPods)...) },
+		"node count":          func(s *Snapshot) { s.Live.Nodes = s.Live.Nodes[:2] },
+		"node name":           func(s *Snapshot) { s.Live.Nodes[0].Name = "node-0" },
+		"node ready":          func(s *Snapshot) { s.Live.Nodes[0].Ready = "False" },
+		"lease ahead":         func(s *Snapshot) { s.Live.Nodes[0].LeaseAgo = -1 },
+		"lease before time":   func(s *Snapshot) { s.Live.Nodes[0].LeaseAgo = s.Live.Now + 1 },
+		"sandbox of nobody":   func(s *Snapshot) { s.Live.Nodes[0].Sandboxes = []SandboxState{{Pod: ReplicaSetName() + "-bbbbb"}} },
+		"synced stopped":      func(s *Snapshot) { s.Live.Nodes[2].Synced = true },
+		"restart running":     func(s *Snapshot) { s.Live.Scheduler.Running = true },
+		"restart too far":     func(s *Snapshot) { s.Live.Scheduler.RestartIn = int64(2 * SchedulerOutage / time.Millisecond) },
+		"restart time alone":  func(s *Snapshot) { s.Live.Scheduler.Restart = false },
+		"queue unsynced":      func(s *Snapshot) { s.Live.Scheduler.Queue = []QueuedState{{Pod: firstPod(s).Name, Attempts: 1}} },
+		"nlc nodes":           func(s *Snapshot) { s.Live.CM.Nodes = s.Live.CM.Nodes[:1] },
+		"nlc evict far":       func(s *Snapshot) { s.Live.CM.Nodes[2].EvictIn = int64(EvictionTimeout/time.Millisecond) + 1 },
+		"nlc since ahead":     func(s *Snapshot) { s.Live.CM.Nodes[0].SinceAgo = -5 },
+		"nlc unsynced memory": func(s *Snapshot) { s.Live.CM.Synced[2] = false },
+		"cm synced stopped":   func(s *Snapshot) { s.Live.CM.Running = false },
+		"message seq":         func(s *Snapshot) { s.Live.InFlight[0].Seq = s.Live.MsgSeq + 1 },
+		"message shape":       func(s *Snapshot) { s.Live.InFlight[0].From = LaneScheduler },
+		"message lane":        func(s *Snapshot) { s.Live.InFlight[0].To = "etcd" },
+		"message latency":     func(s *Snapshot) { s.Live.InFlight[0].In += 1 },
+		"message object":      func(s *Snapshot) { s.Live.InFlight[0].Objects = []Object{{Name: "x"}} },
+		"message no objects":  func(s *Snapshot) { s.Live.InFlight[0].Objects = nil },
+		"message value":       func(s *Snapshot) { s.Live.InFlight[0].Value = 99 },
+		"message calls":       func(s *Snapshot) { s.Live.InFlight[0].Calls = []string{CallPullImage} },
+		"message order":       func(s *Snapshot) { s.Live.InFlight = append(s.Live.InFlight, s.Live.InFlight[0]) },
+		"too many in flight":  func(s *Snapshot) { s.Live.InFlight = make([]MessageState, MaxInFlight+1) },
+		"sent in the future":  func(s *Snapshot) { s.Live.InFlight[0].SentAgo = -1 },
+		"capacity":            func(s *Snapshot) { overfill(s) },
+		"queued bad attempts": func(s *Snapshot) {
+			s.Live.Scheduler.Synced = true
+			s.Live.Scheduler.Running = true
+			s.Live.Scheduler.Restart = false
+			s.Live.Scheduler.RestartIn = 0
+			s.Live.Scheduler.Queue = []QueuedState{{Pod: firstPod(s).Name}}
+		},
+		"sandboxes out of order": func(s *Snapshot) {
+			n := &s.Live.Nodes[0]
+			n.Sandboxes = append(n.Sandboxes, n.Sandboxes[0])
+		},
+	}
+	for name, mutate := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := clone()
+			mutate(&s)
+			c, err := Restore(s)
+			if err == nil || c != nil {
+				t.Fatalf("accepted %s", name)
+			}
+			if !strings.HasPrefix(err.Error(), "restore snapshot: ") {
+				t.Fatalf("error %q is not wrapped", err)
+			}
+		})
+	}
+	if _, err := Restore(clone()); err != nil {
+		t.Fatalf("the unforged snapshot: %v", err)
+	}
+}
+
+// overfill binds a fifth pod to node-1.
+func overfill(s *Snapshot) {
+	n := 0
+	for i := range s.Live.Pods {
+		if p := &s.Live.Pods[i]; p.Node != "node-1" && n < NodeCapacity+1 {
+			p.Node, p.Running, p.Terminating = "node-1", false, false
+		}
+		if s.Live.Pods[i].Node == "node-1" {
+			n++
+		}
+	}
+}
