@@ -229,6 +229,13 @@ func TestHeapOrder(t *testing.T) {
 	q.AddAfter("b", 2*time.Second)
 	q.AddAfter("d", 2*time.Second) // same time as b, added after it
 	q.Add("z")                     // ready now: first
+	var order []string
+	for _, w := range q.Waiting() {
+		order = append(order, w.Key)
+	}
+	if want := []string{"a", "b", "d", "c"}; !reflect.DeepEqual(order, want) {
+		t.Fatalf("Waiting() = %v, want %v", order, want)
+	}
 	q.Advance(5 * time.Second)
 	if got, want := q.Ready(), []string{"z", "a", "b", "d", "c"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Ready() = %v, want %v (ready-time order, ties first added first)", got, want)

@@ -88,3 +88,14 @@ func (q *Queue) Adds() int64 { return q.adds }
 func (q *Queue) BucketTokens() int {
 	return int(q.limiter.creditAt(q.now) / tokenCost)
 }
+
+// Waiting returns the waiting keys in the order they will become ready.
+func (q *Queue) Waiting() []KeyState {
+	ws := append(waitHeap(nil), q.waiting...)
+	sort.Slice(ws, func(i, j int) bool { return ws.Less(i, j) })
+	out := make([]KeyState, len(ws))
+	for i, w := range ws {
+		out[i] = q.State(w.key)
+	}
+	return out
+}
