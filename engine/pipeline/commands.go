@@ -31,7 +31,10 @@ func (w *World) CreateApp(name string) error {
 	if err := validApp(name); err != nil {
 		return err
 	}
-	_, err := w.do(userActor, "create", apiserver.KindApp, name, func() (apiserver.Written, error) {
+	if _, ok := w.store.Get(apiserver.KindApp, name); ok {
+		return fmt.Errorf("App %s: %w", name, apiserver.ErrAlreadyExists)
+	}
+	err := w.userWrite("create", apiserver.KindApp, name, func() (apiserver.Written, error) {
 		return w.store.Create(apiserver.Object{Kind: apiserver.KindApp, Name: name,
 			Spec: apiserver.AppSpec{LogLevel: apiserver.LogLevels[0]}})
 	})
@@ -49,7 +52,7 @@ func (w *World) EditApp(name string) error {
 	}
 	i := slices.Index(apiserver.LogLevels[:], cur.Spec.LogLevel)
 	cur.Spec.LogLevel = apiserver.LogLevels[(i+1)%len(apiserver.LogLevels)]
-	_, err = w.do(userActor, "update", apiserver.KindApp, name, func() (apiserver.Written, error) {
+	err = w.userWrite("update", apiserver.KindApp, name, func() (apiserver.Written, error) {
 		return w.store.Update(cur)
 	})
 	w.settle()
@@ -60,10 +63,10 @@ func (w *World) EditApp(name string) error {
 // is only marked (deletionTimestamp: Terminating) until the controller's
 // cleanup removes the finalizer; without one it is gone at once.
 func (w *World) DeleteApp(name string) error {
-	if err := validApp(name); err != nil {
+	if _, err := w.latest(name); err != nil {
 		return err
 	}
-	_, err := w.do(userActor, "delete", apiserver.KindApp, name, func() (apiserver.Written, error) {
+	err := w.userWrite("delete", apiserver.KindApp, name, func() (apiserver.Written, error) {
 		return w.store.Delete(apiserver.KindApp, name, w.now)
 	})
 	w.settle()
@@ -81,10 +84,21 @@ func (w *World) RemoveFinalizer(name string) error {
 	if !cur.HasFinalizer(Finalizer) {
 		return fmt.Errorf("%s: %w", name, ErrNoFinalizer)
 	}
-	_, err = w.do(userActor, "update", apiserver.KindApp, name, func() (apiserver.Written, error) {
+	err = w.userWrite("update", apiserver.KindApp, name, func() (apiserver.Written, error) {
 		return w.store.Update(cur.WithoutFinalizer(Finalizer))
 	})
 	w.settle()
+	return err
+}
+
+// userWrite is one write of the visitor's. It is refused up front while
+// the watch backlog is full, so that a refused command changes nothing, not
+// even a counter.
+func (w *World) userWrite(verb, kind, name string, write func() (apiserver.Written, error)) error {
+	if w.backlogFull() {
+		return ErrTooManyRequests
+	}
+	_, err := w.do(userActor, verb, kind, name, write)
 	return err
 }
 
@@ -106,7 +120,11 @@ func (w *World) SetDependency(present bool) error {
 	if present == w.Dependency() {
 		return nil
 	}
-	_, err := w.do(userActor, map[bool]string{true: "create", false: "delete"}[present], apiserver.KindSecret, DependencyName,
+	verb := "delete"
+	if present {
+		verb = "create"
+	}
+	err := w.userWrite(verb, apiserver.KindSecret, DependencyName,
 		func() (apiserver.Written, error) {
 			if present {
 				return w.store.Create(apiserver.Object{Kind: apiserver.KindSecret, Name: DependencyName})

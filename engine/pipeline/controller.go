@@ -110,7 +110,7 @@ var ErrTooManyRequests = errors.New("too many requests: the API server is behind
 // garbage collector deleting what it owns.
 func (w *World) do(a actor, verb, kind, name string, write func() (apiserver.Written, error)) (apiserver.Written, error) {
 	ev := Event{Kind: EventWrite, Actor: a.who, Worker: a.worker, Verb: verb, Res: kind, Name: name}
-	if a != gcActor && w.ctrl != nil && len(w.ctrl.inflight) >= MaxInflight {
+	if a != gcActor && w.backlogFull() {
 		inc(&w.counters.TooManyRequests)
 		ev.Outcome, ev.Reason = "error", ReasonTooManyRequests
 		w.logEvent(ev)
@@ -145,6 +145,8 @@ func (w *World) do(a actor, verb, kind, name string, write func() (apiserver.Wri
 	}
 	return wr, err
 }
+
+func (w *World) backlogFull() bool { return w.ctrl != nil && len(w.ctrl.inflight) >= MaxInflight }
 
 // collectGarbage deletes what the removed App owned. The real garbage
 // collector works from its own informers, a moment later; here it acts at

@@ -134,3 +134,21 @@ func roundTrip(t *testing.T, w *World) *World {
 	}
 	return r
 }
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func deepEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+func countersGrew(a, b Counters) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for i := range va.NumField() {
+		if vb.Field(i).Int() < va.Field(i).Int() {
+			return false
+		}
+	}
+	return true
+}

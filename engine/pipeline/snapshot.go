@@ -332,8 +332,8 @@ func restoreController(cs ControllerState, w *World, store []apiserver.Object) (
 		if err != nil {
 			return nil, fmt.Errorf("cache: %w", err)
 		}
-		if err := checkObject(o); err != nil {
-			return nil, fmt.Errorf("cache: %w", err)
+		if err := checkObject(o); err != nil || !stored(o) {
+			return nil, fmt.Errorf("cache: %s %s", st.Kind, st.Name)
 		}
 		if i > 0 && !before(cs.Cache[i-1], st) {
 			return nil, errors.New("cache not sorted and unique")
@@ -356,6 +356,7 @@ func restoreController(cs ControllerState, w *World, store []apiserver.Object) (
 		}
 		t := apiserver.EventType(d.Type)
 		if t != apiserver.Added && t != apiserver.Modified && t != apiserver.Deleted || checkObject(o) != nil ||
+			t != apiserver.Deleted && !stored(o) ||
 			d.In < lastIn || d.In > ms(WatchDelay) || o.ResourceVersion <= lastRV {
 			return nil, fmt.Errorf("watch event %s %s/%s in %d ms", d.Type, d.Object.Kind, d.Object.Name, d.In)
 		}
@@ -411,6 +412,10 @@ func restoreController(cs ControllerState, w *World, store []apiserver.Object) (
 	return c, nil
 }
 
+// stored reports whether o could be stored: an object being deleted keeps
+// at least one finalizer, or it is removed.
+func stored(o apiserver.Object) bool { return !o.Deleting() || len(o.Finalizers) > 0 }
+
 func before(a, b apiserver.ObjectState) bool {
 	return a.Kind < b.Kind || a.Kind == b.Kind && a.Name < b.Name
 }
@@ -453,7 +458,7 @@ func restoreRun(rs RunState, w *World, rv int64) (*run, error) {
 		return nil, bad(err.Error())
 	}
 	obj, err := apiserver.Decode(rs.Obj, w.now, rv)
-	if err != nil || obj.Kind != apiserver.KindApp || obj.Name != rs.Name || checkObject(obj) != nil {
+	if err != nil || obj.Kind != apiserver.KindApp || obj.Name != rs.Name || checkObject(obj) != nil || !stored(obj) {
 		return nil, bad("its App")
 	}
 	r := &run{key: apiserver.Namespace + "/" + rs.Name, name: rs.Name, worker: rs.Worker, started: fromMs(rs.Started),
@@ -461,7 +466,7 @@ func restoreRun(rs RunState, w *World, rv int64) (*run, error) {
 		action: Action(rs.Action), status: StatusOutcome(rs.Status)}
 	if rs.Child != nil {
 		ch, err := apiserver.Decode(*rs.Child, w.now, rv)
-		if err != nil || ch.Kind != apiserver.KindConfigMap || ch.Name != childName(rs.Name) || checkObject(ch) != nil {
+		if err != nil || ch.Kind != apiserver.KindConfigMap || ch.Name != childName(rs.Name) || checkObject(ch) != nil || !stored(ch) {
 			return nil, bad("its child")
 		}
 		r.child, r.hasChild = ch, true

@@ -97,8 +97,9 @@ func Encode(o Object) ObjectState {
 // Decode rebuilds an object from its snapshot form after checking every
 // field: what validation accepts, a uid and resourceVersion in
 // [1, maxRV] with uid <= resourceVersion, a generation an App could have
-// reached, times in [0, now], an owner created before the object, and a
-// deletionTimestamp only while finalizers remain.
+// reached, times in [0, now], an owner created before the object. (A
+// deletionTimestamp without finalizers is only the last state of a removed
+// object, in a DELETED watch event: Restore refuses it in the store.)
 func Decode(s ObjectState, now time.Duration, maxRV int64) (Object, error) {
 	bad := func(what string) error {
 		return fmt.Errorf("snapshot object %s %q: %s: %w", s.Kind, s.Name, what, ErrInvalid)
@@ -113,7 +114,7 @@ func Decode(s ObjectState, now time.Duration, maxRV int64) (Object, error) {
 	}
 	if s.DeletionTimestamp != nil {
 		at, ok := toTime(*s.DeletionTimestamp)
-		if !ok || len(s.Finalizers) == 0 {
+		if !ok {
 			return Object{}, bad("deletionTimestamp")
 		}
 		o.DeletionTimestamp = Timestamp{Set: true, At: at}
@@ -205,6 +206,9 @@ func Restore(snap Snapshot, now time.Duration) (*Store, error) {
 		}
 		if prev != nil && (prev.Kind > o.Kind || prev.Kind == o.Kind && prev.Name >= o.Name) {
 			return nil, errors.New("restore store: objects not sorted and unique")
+		}
+		if o.Deleting() && len(o.Finalizers) == 0 {
+			return nil, fmt.Errorf("restore store: %s %s deleting without finalizers is removed, not stored", o.Kind, o.Name)
 		}
 		if uids[o.UID] {
 			return nil, fmt.Errorf("restore store: uid %d twice", o.UID)

@@ -398,6 +398,9 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 		"deleting, no finalizer": with(func(o *ObjectState) {
 			o.DeletionTimestamp = ms(1)
 		}),
+		"deleting, bad time": with(func(o *ObjectState) {
+			o.DeletionTimestamp, o.Finalizers = ms(-1), []string{fin}
+		}),
 		"deleted in the future": with(func(o *ObjectState) {
 			o.DeletionTimestamp, o.Finalizers = ms(99999), []string{fin}
 		}),
