@@ -79,11 +79,13 @@ func (w *World) syncQueue() {
 	if d <= 0 {
 		return
 	}
-	for _, k := range c.queue.Waiting() {
-		if k.DueIn > d {
-			break
+	if next, ok := c.queue.NextReady(); ok && next <= d {
+		for _, k := range c.queue.Waiting() {
+			if k.DueIn > d {
+				break
+			}
+			w.logEvent(Event{Kind: EventReady, Key: k.Key})
 		}
-		w.logEvent(Event{Kind: EventReady, Key: k.Key})
 	}
 	c.queue.Advance(d)
 	c.queueAt = w.now

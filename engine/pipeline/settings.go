@@ -246,3 +246,26 @@ func pick[T any](on bool, a, b T) T {
 	}
 	return b
 }
+
+// Fixes names the controls that fix trap t, by the JSON names of Settings'
+// fields (and "removeFinalizer", "controller" for TrapStuckFinalizer), so
+// the page can point at them.
+func (t Trap) Fixes() []string {
+	switch t {
+	case TrapRunaway:
+		return []string{"predicate", "statusWrite"}
+	case TrapConflict:
+		return []string{"statusFrom"}
+	case TrapAlreadyExists:
+		return []string{"childWrite"}
+	case TrapNotVisible:
+		return []string{"afterCreate"}
+	case TrapSlowObject:
+		return []string{"workers"}
+	case TrapStampede:
+		return []string{"periodic"}
+	case TrapStuckFinalizer:
+		return []string{"removeFinalizer", "controller"}
+	}
+	return nil
+}

@@ -244,8 +244,8 @@ func checkObject(o apiserver.Object) error {
 		if len(o.Finalizers) > 1 || len(o.Finalizers) == 1 && o.Finalizers[0] != Finalizer {
 			return bad("unknown finalizer")
 		}
-		if len(o.Status.Conditions) > 1 {
-			return bad("conditions")
+		if len(o.Status.Conditions) > 1 || o.Status.ObservedGeneration > o.Generation {
+			return bad("status")
 		}
 		for _, c := range o.Status.Conditions {
 			ok := c.Type == "Ready" && (c.Status == "True" && c.Reason == "Reconciled" ||

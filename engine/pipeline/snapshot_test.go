@@ -133,6 +133,7 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 		"fourth App":           {"start", func(s *Snapshot) { app1(s).Name = "app-4" }},
 		"foreign finalizer":    {"start", func(s *Snapshot) { app1(s).Finalizers = []string{"x.io/y"} }},
 		"foreign condition":    {"start", func(s *Snapshot) { app1(s).Status.Conditions[0].Reason = "Happy" }},
+		"observed ahead":       {"start", func(s *Snapshot) { app1(s).Status.ObservedGeneration = 2 }},
 		"orphan child":         {"start", func(s *Snapshot) { s.Store.Objects = s.Store.Objects[1:] }},
 		"second secret":        {"start", func(s *Snapshot) { s.Store.Objects[2].Name = "db" }},
 		"external unknown":     {"start", func(s *Snapshot) { s.External[0].Name = "app-9" }},

@@ -341,7 +341,9 @@ func TestPeriodicResyncEveryTenHours(t *testing.T) {
 	w := New()
 	n := w.Metrics().Reconciles()
 	d, _ := w.NextDue()
-	w.Advance(d - ms1)
+	for left := d - ms1; left > 0; left -= MaxAdvance {
+		w.Advance(min(left, MaxAdvance))
+	}
 	if w.Metrics().Reconciles() != n {
 		t.Fatal("reconciled before the resync")
 	}
@@ -424,5 +426,65 @@ func TestResultMapping(t *testing.T) {
 				t.Fatal("the worker is still busy")
 			}
 		})
+	}
+}
+
+// TestFailingCleanupHoldsTheFinalizer: a cleanup that fails never removes
+// the finalizer (クリーンアップが エラーを投げると、ファイナライザーが永遠に外れず);
+// once the external API answers, the App goes.
+func TestFailingCleanupHoldsTheFinalizer(t *testing.T) {
+	w := New()
+	mustNil(t, w.SetTrap(TrapSlowObject, true))
+	mustNil(t, w.DeleteApp("app-1"))
+	w.Advance(2 * time.Minute)
+	a := app(t, w, "app-1")
+	if !a.Deleting() || !a.HasFinalizer(Finalizer) {
+		t.Fatalf("app-1 %+v, want Terminating with its finalizer", a)
+	}
+	if r := row(t, w, "app-1"); r.Action != ActionCleanup || r.Reason != ReasonTimeout || r.Requeue != RequeueBackoff {
+		t.Fatalf("row %+v", r)
+	}
+	if len(w.External()) != 1 {
+		t.Fatal("the record went without an answer from the external API")
+	}
+	mustNil(t, w.SetTrap(TrapSlowObject, false))
+	settleWithin(t, w, 5*time.Second)
+	if has(w, apiserver.KindApp, "app-1") || len(w.External()) != 0 {
+		t.Fatal("not cleaned up once the external API answered")
+	}
+}
+
+// TestCleanupIsIdempotent: deleting a record that is already gone is
+// success, or the finalizer would never come off.
+func TestCleanupIsIdempotent(t *testing.T) {
+	w := New()
+	delete(w.external, "app-1") // gone already (a previous cleanup got this far)
+	mustNil(t, w.DeleteApp("app-1"))
+	settleWithin(t, w, 5*time.Second)
+	if has(w, apiserver.KindApp, "app-1") {
+		t.Fatal("App stuck on a record that was already gone")
+	}
+	if countEvents(w, func(e Event) bool { return e.Kind == EventExternal && e.Verb == "delete" && e.Outcome == "absent" }) != 1 {
+		t.Fatal("no idempotent delete")
+	}
+}
+
+// TestWorkerWritesRefusedWhenTheAPIServerIsBusy: a reconcile's write refused
+// with TooManyRequests is an error like any other: backoff, then success.
+func TestWorkerWritesRefusedWhenTheAPIServerIsBusy(t *testing.T) {
+	w := New()
+	mustNil(t, w.EditApp("app-1"))
+	w.Advance(WatchDelay) // app-1 is on the worker; it will update the child at +ActDelay
+	for w.SetDependency(!w.Dependency()) == nil {
+	}
+	w.Advance(ActDelay)
+	if w.Metrics().TooManyRequests == 0 || row(t, w, "app-1").Reason != ReasonTooManyRequests {
+		t.Fatalf("row %+v\n%s", row(t, w, "app-1"), trace(w))
+	}
+	w.Advance(WatchDelay) // the backlog drains
+	mustNil(t, w.SetDependency(true))
+	settleWithin(t, w, 30*time.Second)
+	if child(t, w, "app-1").Data.LogLevel != "debug" {
+		t.Fatal("not converged after the refusal")
 	}
 }

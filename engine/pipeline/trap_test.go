@@ -278,3 +278,14 @@ func TestConflictsRiseWithConcurrency(t *testing.T) {
 		t.Fatalf("conflicts: %d with one worker, %d with two; want none, then some", one, two)
 	}
 }
+
+func TestEveryTrapNamesAFix(t *testing.T) {
+	for _, tr := range Traps() {
+		if len(tr.Fixes()) == 0 {
+			t.Fatalf("%s names no fix", tr)
+		}
+	}
+	if Trap("nope").Fixes() != nil {
+		t.Fatal("an unknown trap names fixes")
+	}
+}

@@ -140,7 +140,7 @@ func Decode(s ObjectState, now time.Duration, maxRV int64) (Object, error) {
 		}
 		o.Spec.LogLevel = s.Spec.LogLevel
 		st := s.Status
-		if st.ObservedGeneration < 0 || st.ObservedGeneration > s.Generation {
+		if st.ObservedGeneration < 0 || st.ObservedGeneration > MaxResourceVersion {
 			return Object{}, bad("observedGeneration out of range")
 		}
 		o.Status.ObservedGeneration = st.ObservedGeneration

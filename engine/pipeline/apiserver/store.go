@@ -123,7 +123,8 @@ func sortObjects(os []Object) {
 }
 
 // TakeEvents returns the watch events of the writes since the last call, in
-// write order, and forgets them.
+// write order, and forgets them. Their objects are shared with the store:
+// treat them as read-only (DeepCopy to change one).
 func (s *Store) TakeEvents() []WatchEvent {
 	ev := s.events
 	s.events = nil
@@ -134,7 +135,7 @@ func (s *Store) TakeEvents() []WatchEvent {
 // generation starts at 1 for an App, and its uid and resourceVersion are the
 // next revision.
 func (s *Store) Create(o Object) (Written, error) {
-	o = pruned(o)
+	o = pruned(o.DeepCopy())
 	o.Status = AppStatus{}
 	o.DeletionTimestamp = Timestamp{}
 	if err := validate(o); err != nil {
@@ -293,16 +294,19 @@ func (s *Store) write(cur, next Object, remove bool) (Written, error) {
 	}
 	if remove {
 		delete(s.objects, ref{next.Kind, next.Name})
-		s.events = append(s.events, WatchEvent{Type: Deleted, Object: next.DeepCopy()})
+		s.events = append(s.events, WatchEvent{Type: Deleted, Object: next})
 		return Written{Object: next.DeepCopy(), Changed: true, Removed: true}, nil
 	}
 	s.put(Modified, next)
 	return Written{Object: next.DeepCopy(), Changed: true}, nil
 }
 
+// put stores o and queues its event. o must be the store's own copy: the
+// map and the event share it, which is safe because a stored object is
+// never changed in place (every write builds a new one).
 func (s *Store) put(t EventType, o Object) {
-	s.objects[ref{o.Kind, o.Name}] = o.DeepCopy()
-	s.events = append(s.events, WatchEvent{Type: t, Object: o.DeepCopy()})
+	s.objects[ref{o.Kind, o.Name}] = o
+	s.events = append(s.events, WatchEvent{Type: t, Object: o})
 }
 
 // pruned drops the fields o's kind does not have, as a structural schema

@@ -391,7 +391,7 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 		"uid after rv":          with(func(o *ObjectState) { o.UID = 4 }),
 		"generation zero":       with(func(o *ObjectState) { o.Generation = 0 }),
 		"generation too high":   with(func(o *ObjectState) { o.Generation = 4 }),
-		"observed ahead":        with(func(o *ObjectState) { o.Status.ObservedGeneration = 2 }),
+		"observed negative":     with(func(o *ObjectState) { o.Status.ObservedGeneration = -1 }),
 		"no spec":               with(func(o *ObjectState) { o.Spec = nil }),
 		"data on an app":        with(func(o *ObjectState) { o.Data = &DataState{} }),
 		"bad level":             with(func(o *ObjectState) { o.Spec.LogLevel = "x" }),
