@@ -209,8 +209,8 @@ func TestResetReturnsToTheStartingState(t *testing.T) {
 	if !w.Quiet() || w.Metrics().Counters != fresh.Metrics().Counters {
 		t.Fatalf("counters %+v, want %+v", w.Metrics().Counters, fresh.Metrics().Counters)
 	}
-	if e := w.Events(); e[len(e)-1].Kind != EventReset {
-		t.Fatal("no reset event")
+	if e := w.Events(); e[0].Kind != EventReset || e[0].At != now || len(e) != len(fresh.Events())+1 {
+		t.Fatal("the log does not start with the reset, then the starting state's story")
 	}
 }
 

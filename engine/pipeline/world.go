@@ -115,7 +115,7 @@ type Completion struct {
 // worker). The virtual clock shows the time that took.
 func New() *World {
 	w := &World{}
-	w.init(0)
+	w.init(0, false)
 	return w
 }
 
@@ -123,17 +123,19 @@ func New() *World {
 func (w *World) Reset() {
 	now := w.now
 	*w = World{}
-	w.init(now)
-	w.logEvent(Event{Kind: EventReset})
+	w.init(now, true)
 }
 
-func (w *World) init(now time.Duration) {
+func (w *World) init(now time.Duration, reset bool) {
 	w.now = now
 	w.store = apiserver.NewStore()
 	w.external = map[string]int64{}
 	w.settings = DefaultSettings()
 	w.report = map[string]ReportRow{}
 	w.log = eventLog{size: EventLogSize}
+	if reset {
+		w.logEvent(Event{Kind: EventReset})
+	}
 	// The starting state is made the way a visitor would make it, so that
 	// it is one the engine can reach and the log tells how.
 	w.must(w.SetDependency(true))

@@ -29,7 +29,9 @@ type Snapshot struct {
 	Ready []string `json:"ready,omitempty"`
 	// Processing is the keys handed out and not Done, sorted by key.
 	Processing []ProcessingState `json:"processing,omitempty"`
-	// Waiting is the waiting keys in the order they will become ready.
+	// Waiting is the waiting keys in the order their waits began, which
+	// breaks ties between equal ready times (a wait moved earlier keeps its
+	// place).
 	Waiting []WaitingState `json:"waiting,omitempty"`
 	// Failures is every key with failures, sorted by key.
 	Failures []FailureState `json:"failures,omitempty"`
@@ -74,7 +76,7 @@ func (q *Queue) Snapshot() Snapshot {
 	}
 	sort.Slice(s.Processing, func(i, j int) bool { return s.Processing[i].Key < s.Processing[j].Key })
 	ws := append(waitHeap(nil), q.waiting...)
-	sort.Slice(ws, func(i, j int) bool { return ws.Less(i, j) })
+	sort.Slice(ws, func(i, j int) bool { return ws[i].seq < ws[j].seq })
 	for _, w := range ws {
 		s.Waiting = append(s.Waiting, WaitingState{Key: w.key, DueMs: ceilMs(w.readyAt - q.now)})
 	}
@@ -149,15 +151,12 @@ func Restore(s Snapshot) (*Queue, error) {
 			return nil, fmt.Errorf("restore queue: %q due in %d ms, out of range", w.Key, w.DueMs)
 		}
 		at := time.Duration(w.DueMs) * time.Millisecond
-		if n := len(q.waiting); n > 0 && q.waiting[n-1].readyAt > at {
-			return nil, errors.New("restore queue: waiting keys not in ready order")
-		}
 		q.seq++
 		wf := &waitFor{key: w.Key, readyAt: at, seq: q.seq, index: len(q.waiting)}
 		q.waiting = append(q.waiting, wf)
 		q.waitingFor[w.Key] = wf
 	}
-	heap.Init(&q.waiting) // already ordered; Init keeps the indexes right
+	heap.Init(&q.waiting)
 	for i, f := range s.Failures {
 		if err := check("failures", f.Key); err != nil {
 			return nil, err
