@@ -1,0 +1,168 @@
+package pipeline
+
+import (
+	"sort"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+)
+
+// ref names a cached object.
+type ref struct{ kind, name string }
+
+func refOf(o apiserver.Object) ref { return ref{o.Kind, o.Name} }
+
+// delivery is a watch event on its way to the informer.
+type delivery struct {
+	at time.Duration // when it arrives: the write's time + WatchDelay
+	ev apiserver.WatchEvent
+}
+
+// pump moves the store's new watch events onto the informer's way, or drops
+// them while no controller watches.
+func (w *World) pump() {
+	evs := w.store.TakeEvents()
+	if w.ctrl == nil {
+		return
+	}
+	for _, ev := range evs {
+		w.ctrl.inflight = append(w.ctrl.inflight, delivery{at: w.now + WatchDelay, ev: ev})
+	}
+}
+
+// deliver is the informer receiving one watch event: the cache is updated
+// first, then the event handlers run (client-go's order, so a handler's key
+// is never reconciled against an older cache than the event it came from).
+func (w *World) deliver(d delivery) {
+	c := w.ctrl
+	o := d.ev.Object
+	old, had := c.cache[refOf(o)]
+	if d.ev.Type == apiserver.Deleted {
+		delete(c.cache, refOf(o))
+	} else {
+		c.cache[refOf(o)] = o
+	}
+	inc(&w.counters.WatchEvents)
+	w.logEvent(Event{Kind: EventWatch, Verb: string(d.ev.Type), Res: o.Kind, Name: o.Name, RV: o.ResourceVersion})
+	switch d.ev.Type {
+	case apiserver.Added:
+		w.onAdd(o, "for")
+	case apiserver.Modified:
+		if had {
+			w.onUpdate(old, o, "for")
+		} else {
+			w.onAdd(o, "for")
+		}
+	case apiserver.Deleted:
+		w.onDelete(o)
+	}
+}
+
+// The event handlers, as builder.For(&App{}, WithPredicates(...)) and
+// builder.Owns(&ConfigMap{}) set them up. The Secret is cached (the
+// reconciler reads it) but watched by no handler: a Secret appearing
+// triggers nothing by itself.
+
+func (w *World) onAdd(o apiserver.Object, source string) {
+	switch o.Kind {
+	case apiserver.KindApp:
+		w.enqueue(o.Key(), source, o) // GenerationChangedPredicate lets creates through
+	case apiserver.KindConfigMap:
+		w.enqueueOwner(o, source)
+	}
+}
+
+func (w *World) onUpdate(old, o apiserver.Object, source string) {
+	switch o.Kind {
+	case apiserver.KindApp:
+		if w.settings.Predicate && old.Generation == o.Generation {
+			w.logEvent(Event{Kind: EventEnqueue, Key: o.Key(), Verb: source, Res: o.Kind, Name: o.Name, Outcome: "filtered"})
+			return
+		}
+		w.enqueue(o.Key(), source, o)
+	case apiserver.KindConfigMap:
+		// EnqueueRequestForOwner enqueues the owners of both versions.
+		if old.Owner != o.Owner {
+			w.enqueueOwner(old, source)
+		}
+		w.enqueueOwner(o, source)
+	}
+}
+
+func (w *World) onDelete(o apiserver.Object) {
+	switch o.Kind {
+	case apiserver.KindApp:
+		w.enqueue(o.Key(), "for", o)
+	case apiserver.KindConfigMap:
+		w.enqueueOwner(o, "for")
+	}
+}
+
+// enqueueOwner is EnqueueRequestForOwner: the key of o's controller owner.
+// Its source is "owns" for watch events, else list or resync.
+func (w *World) enqueueOwner(o apiserver.Object, source string) {
+	if source == "for" {
+		source = "owns"
+	}
+	if o.Owner.Kind == apiserver.KindApp {
+		w.enqueue(apiserver.Namespace+"/"+o.Owner.Name, source, o)
+	}
+}
+
+// enqueue adds key to the queue and logs what the Add did.
+func (w *World) enqueue(key, source string, from apiserver.Object) {
+	q := w.ctrl.queue
+	s := q.State(key)
+	outcome := "added"
+	switch {
+	case s.Ready || s.Processing && s.Dirty:
+		outcome = "collapsed"
+	case s.Processing:
+		outcome = "dirty"
+	}
+	q.Add(key)
+	w.logEvent(Event{Kind: EventEnqueue, Key: key, Verb: source, Res: from.Kind, Name: from.Name, Outcome: outcome})
+}
+
+// resync hands every cached object to the handlers again as an update with
+// no change, as a shared informer's resync does: GenerationChangedPredicate
+// drops the Apps' (their generation did not change), while an owned
+// ConfigMap still enqueues its owner.
+func (w *World) resync() {
+	w.resyncAs("periodic")
+}
+
+func (w *World) resyncAs(verb string) {
+	c := w.ctrl
+	c.nextResync = w.now + ResyncPeriod
+	w.logEvent(Event{Kind: EventResync, Verb: verb})
+	for _, o := range w.cached() {
+		w.onUpdate(o, o, "resync")
+	}
+}
+
+func sortObjects(os []apiserver.Object) {
+	sort.Slice(os, func(i, j int) bool {
+		if os[i].Kind != os[j].Kind {
+			return os[i].Kind < os[j].Kind
+		}
+		return os[i].Name < os[j].Name
+	})
+}
+
+// cached returns the cache's objects sorted by kind then name.
+func (w *World) cached() []apiserver.Object {
+	out := make([]apiserver.Object, 0, len(w.ctrl.cache))
+	for _, o := range w.ctrl.cache {
+		out = append(out, o.DeepCopy())
+	}
+	sortObjects(out)
+	return out
+}
+
+// fromCache is a Get from the informer's cache (the default client's
+// reads).
+func (w *World) fromCache(kind, name string) (apiserver.Object, bool) {
+	o, ok := w.ctrl.cache[ref{kind, name}]
+	return o.DeepCopy(), ok
+}

@@ -1,0 +1,141 @@
+package workqueue
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// busy returns a queue with every kind of state: ready, processing, dirty
+// while processing, waiting, failures and a bucket in debt.
+func busy(t *testing.T) *Queue {
+	t.Helper()
+	q := New()
+	q.Add("default/app-2")
+	q.Add("default/app-1")
+	mustGet(t, q, "default/app-2")
+	q.Add("default/app-2")
+	q.AddAfter("default/app-3", 5*time.Second)
+	for range BucketBurst + 2 {
+		q.AddRateLimited("default/app-4")
+	}
+	q.Advance(3 * ms)
+	return q
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	q := busy(t)
+	s := q.Snapshot()
+	want := Snapshot{
+		Ready:      []string{"default/app-1"},
+		Processing: []ProcessingState{{Key: "default/app-2", Dirty: true}},
+		Waiting:    []WaitingState{{Key: "default/app-3", DueMs: 4997}, {Key: "default/app-4", DueMs: 2}},
+		Failures:   []FailureState{{Key: "default/app-4", N: BucketBurst + 2}},
+		BucketMs:   -200 + 3,
+		Retries:    BucketBurst + 3,
+		Adds:       3,
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Fatalf("Snapshot() =\n%+v\nwant\n%+v", s, want)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(back)
+	if err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if got := r.Snapshot(); !reflect.DeepEqual(got, s) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, s)
+	}
+	// The restored queue behaves as the original.
+	for _, x := range []*Queue{q, r} {
+		x.Done("default/app-2")
+		x.Advance(5 * time.Second)
+	}
+	if !reflect.DeepEqual(q.Keys(), r.Keys()) {
+		t.Fatalf("after the same steps:\n%+v\n%+v", q.Keys(), r.Keys())
+	}
+}
+
+// TestSnapshotKeepsTieOrder: two keys ready at the same time leave in the
+// order their waits began, even when one wait moves earlier after the queue
+// went through a snapshot (found by FuzzQueue).
+func TestSnapshotKeepsTieOrder(t *testing.T) {
+	q := New()
+	q.AddAfter("a", time.Second)
+	q.AddAfter("b", 10*ms)
+	r, err := Restore(q.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*Queue{q, r} {
+		x.AddAfter("a", 10*ms) // moves earlier, keeps its place: first
+		x.Advance(10 * ms)
+		if got := x.Ready(); !reflect.DeepEqual(got, []string{"a", "b"}) {
+			t.Fatalf("Ready() = %v, want [a b]", got)
+		}
+	}
+}
+
+func TestSnapshotRoundsSubMillisecondTimes(t *testing.T) {
+	q := New()
+	q.AddAfter("k", 1500*time.Microsecond)
+	for range BucketBurst + 1 {
+		q.AddRateLimited("j")
+	}
+	q.Advance(200 * time.Microsecond)
+	s := q.Snapshot()
+	if s.Waiting[0].DueMs != 2 {
+		t.Fatalf("a key due in 1.3 ms snapshots as %d ms, want 2 (never early)", s.Waiting[0].DueMs)
+	}
+	if s.BucketMs != -100 {
+		t.Fatalf("a bucket at -99.8 ms snapshots as %d, want -100 (never more tokens)", s.BucketMs)
+	}
+}
+
+func TestRestoreRefusesForgedSnapshots(t *testing.T) {
+	long := strings.Repeat("x", MaxKeyLen+1)
+	many := make([]string, MaxKeys+1)
+	for i := range many {
+		many[i] = "k" + string(rune(0x4e00+i))
+	}
+	cases := map[string]Snapshot{
+		"empty key":                {Ready: []string{""}},
+		"long key":                 {Ready: []string{long}},
+		"control character":        {Ready: []string{"a\nb"}},
+		"bad utf-8":                {Ready: []string{"\xff"}},
+		"ready twice":              {Ready: []string{"a", "a"}},
+		"ready and processing":     {Ready: []string{"a"}, Processing: []ProcessingState{{Key: "a"}}},
+		"processing unsorted":      {Processing: []ProcessingState{{Key: "b"}, {Key: "a"}}},
+		"processing twice":         {Processing: []ProcessingState{{Key: "a"}, {Key: "a"}}},
+		"waits twice":              {Waiting: []WaitingState{{Key: "a", DueMs: 1}, {Key: "a", DueMs: 2}}},
+		"waiting due now":          {Waiting: []WaitingState{{Key: "a", DueMs: 0}}},
+		"waiting too far":          {Waiting: []WaitingState{{Key: "a", DueMs: 1e12 + 1}}},
+		"zero failures":            {Failures: []FailureState{{Key: "a", N: 0}}},
+		"too many failures":        {Failures: []FailureState{{Key: "a", N: MaxRequeues + 1}}},
+		"failures unsorted":        {Failures: []FailureState{{Key: "b", N: 1}, {Key: "a", N: 1}}},
+		"bucket overfull":          {BucketMs: 10001},
+		"bucket too deep":          {BucketMs: -1000001},
+		"negative retries":         {Retries: -1},
+		"too many adds":            {Adds: MaxCounter + 1},
+		"too many keys":            {Ready: many},
+		"bad key among failures":   {Failures: []FailureState{{Key: "", N: 1}}},
+		"bad key among waiting":    {Waiting: []WaitingState{{Key: "", DueMs: 1}}},
+		"bad key among processing": {Processing: []ProcessingState{{Key: ""}}},
+	}
+	for name, s := range cases {
+		t.Run(name, func(t *testing.T) {
+			if q, err := Restore(s); err == nil || q != nil {
+				t.Fatalf("Restore accepted %+v", s)
+			}
+		})
+	}
+}
