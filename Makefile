@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 CHROMIUM ?= /usr/bin/chromium
 BIN      := bin/reconcile-demo
 
-.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen capacity fuzz
+.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen barehub capacity fuzz
 
 run:
 	ADDR=$(ADDR) $(GO) run ./cmd/reconcile-demo
@@ -79,14 +79,26 @@ fuzz:
 loadgen:
 	$(GO) build -o bin/loadgen ./cmd/loadgen
 
-# Measured capacity (README, "Performance"): a server and the load generator
-# as two processes on loopback. (a) 5,000 idle live sessions: memory per
-# session, goroutines back to baseline; (b) 1,000 sessions acting once a
-# second: action-to-frame latency, CPU.
+# Measured capacity (README, "Performance"), for every demo kind: a fresh
+# server and, beside it, a bare gorilla hub (cmd/barehub, the yardstick)
+# in this process tree. (a) 10,000 idle watched sessions: memory per
+# session against the hub's per socket, and CPU over 20 s against the
+# hub's; (b) 2,000 sessions acting once a second: action-to-frame latency.
 CAPACITY_ADDR ?= 127.0.0.1:8099
-capacity: build loadgen
-	@ADDR=$(CAPACITY_ADDR) SESSION_TTL=5s MAX_SESSIONS=20000 MAX_SESSIONS_PER_ADDR=20000 $(BIN) 2>/dev/null & pid=$$!; \
-	trap "kill $$pid" EXIT; \
-	for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
-	bin/loadgen -url http://$(CAPACITY_ADDR) -quiet -sessions 5000 -rate 0 -duration 20s -ramp 500/s; \
-	bin/loadgen -url http://$(CAPACITY_ADDR) -quiet -sessions 1000 -rate 1 -duration 30s -ramp 500/s
+BARE_ADDR     ?= 127.0.0.1:8098
+CAPACITY_SESSIONS ?= 10000
+CAPACITY_ACTING   ?= 2000
+CAPACITY_KINDS    ?= $(shell $(GO) run ./cmd/loadgen -kinds 2>/dev/null)
+capacity: build loadgen barehub
+	@for kind in $(CAPACITY_KINDS); do \
+	  ADDR=$(CAPACITY_ADDR) SESSION_TTL=5s MAX_SESSIONS=25000 MAX_SESSIONS_PER_ADDR=25000 $(BIN) 2>/dev/null & pid=$$!; \
+	  ADDR=$(BARE_ADDR) bin/barehub 2>/dev/null & bare=$$!; \
+	  trap "kill $$pid $$bare 2>/dev/null" EXIT; \
+	  for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
+	  bin/loadgen -url http://$(CAPACITY_ADDR) -bare http://$(BARE_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_SESSIONS) -rate 0 -duration 20s -ramp 1000/s; \
+	  bin/loadgen -url http://$(CAPACITY_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_ACTING) -rate 1 -duration 30s -ramp 500/s; \
+	  kill $$pid $$bare; wait $$pid $$bare 2>/dev/null; \
+	done
+
+barehub:
+	$(GO) build -o bin/barehub ./cmd/barehub

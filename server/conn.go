@@ -47,11 +47,9 @@ type frag struct {
 // at once. Its size is bounded by the number of fragment ids.
 type mailbox struct {
 	mu      sync.Mutex
-	pending []frag        // at most one per id, in first-put order
-	notify  chan struct{} // capacity 1: "pending is not empty"
+	pending []frag // at most one per id, in first-put order
+	wake    func() // called after every put: starts the writer; nil when nobody writes (tests)
 }
-
-func newMailbox() *mailbox { return &mailbox{notify: make(chan struct{}, 1)} }
 
 func (b *mailbox) put(frags []frag, m *metrics) {
 	b.mu.Lock()
@@ -73,9 +71,8 @@ func (b *mailbox) put(frags []frag, m *metrics) {
 	if coalesced {
 		m.framesCoalesced.Inc()
 	}
-	select {
-	case b.notify <- struct{}{}:
-	default:
+	if b.wake != nil {
+		b.wake()
 	}
 }
 
@@ -94,73 +91,124 @@ func (b *mailbox) take() []byte {
 	for _, f := range b.pending {
 		out = append(out, f.html...)
 	}
-	clear(b.pending) // drop the sent fragments, or the array keeps them alive
-	b.pending = b.pending[:0]
+	b.pending = nil // drop the sent fragments and their array
 	return out
 }
 
-// wsConn is one browser socket attached to a session: exactly one reader
-// (readPump) and one writer (writePump).
+// wsConn is one browser socket: exactly one reader (readPump, for as long
+// as the socket lives) and at most one writer at a time. The writer is a
+// goroutine that exists only while there is something to write: a frame,
+// a ping or the close frame. An idle socket (most of them: a converged demo
+// in an open tab) then costs one goroutine, the reader, as a bare hub's
+// reader does; a writer parked in a select for every idle tab was a third
+// of a session's stacks.
 type wsConn struct {
 	ws     *websocket.Conn
-	box    *mailbox
-	closed chan struct{} // closed once, by closeWith, to stop the writer
+	box    mailbox
+	m      *metrics
+	closed chan struct{} // closed once, by closeWith: the connection is ending
 	once   sync.Once
-	code   int
-	reason string
+	pinger *time.Timer
+
+	mu       sync.Mutex // guards the fields below
+	writing  bool       // a writer goroutine runs (or the socket is finished)
+	ping     bool       // a ping is due
+	closing  bool       // the close frame is due
+	code     int
+	reason   string
+	finished bool // the socket is closed: nothing more is written
 }
 
-func newWSConn(ws *websocket.Conn) *wsConn {
-	return &wsConn{ws: ws, box: newMailbox(), closed: make(chan struct{})}
+func newWSConn(ws *websocket.Conn, m *metrics) *wsConn {
+	c := &wsConn{ws: ws, m: m, closed: make(chan struct{})}
+	c.box.wake = c.kick
+	c.pinger = time.AfterFunc(pingPeriod, c.pingNow)
+	return c
+}
+
+// kick starts the writer unless one runs. A connection without a socket
+// (the session tests' stand-in for a browser) only collects frames.
+func (c *wsConn) kick() {
+	c.mu.Lock()
+	if c.writing || c.finished || c.ws == nil {
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true
+	c.mu.Unlock()
+	go c.write()
+}
+
+// pingNow asks the writer for a ping, and arms the next one.
+func (c *wsConn) pingNow() {
+	c.mu.Lock()
+	if c.finished {
+		c.mu.Unlock()
+		return
+	}
+	c.ping = true
+	c.mu.Unlock()
+	c.kick()
+	c.pinger.Reset(pingPeriod)
 }
 
 // closeWith asks the writer to send a close frame with code and end the
 // connection. Safe from any goroutine; the first call wins.
 func (c *wsConn) closeWith(code int, reason string) {
 	c.once.Do(func() {
-		c.code, c.reason = code, reason
+		c.mu.Lock()
+		c.closing, c.code, c.reason = true, code, reason
+		c.mu.Unlock()
 		close(c.closed)
+		c.kick()
 	})
 }
 
-// writePump sends frames, pings and finally the close frame. It is the only
-// goroutine that writes data frames on the socket.
-func (c *wsConn) writePump(m *metrics) {
-	ping := time.NewTicker(pingPeriod)
-	defer func() {
-		ping.Stop()
-		c.ws.Close()
-	}()
+// write sends what is due (frames, a ping, the close frame) until nothing
+// is, then ends. It is the only goroutine that writes on the socket.
+func (c *wsConn) write() {
 	for {
-		select {
-		case <-c.box.notify:
-			frame := c.box.take()
-			if frame == nil {
-				continue
-			}
+		c.mu.Lock()
+		ping, closing, code, reason := c.ping, c.closing, c.code, c.reason
+		c.ping = false
+		frame := c.box.take()
+		if frame == nil && !ping && !closing {
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		// Before closing, say why: the refusal fragment, if any (not to a
+		// peer that sent too much: it is not listening).
+		if frame != nil && !(closing && code == closeTooBig) {
 			c.ws.SetWriteDeadline(time.Now().Add(writeWait))
 			if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-				c.closeWith(closeNormal, "")
+				c.finish()
 				return
 			}
-			m.framesSent.Inc()
-		case <-ping.C:
+			c.m.framesSent.Inc()
+		}
+		if ping && !closing {
 			c.ws.SetWriteDeadline(time.Now().Add(writeWait))
 			if err := c.ws.WriteMessage(websocket.PingMessage, nil); err != nil {
-				c.closeWith(closeNormal, "")
+				c.finish()
 				return
 			}
-		case <-c.closed:
-			if frame := c.box.take(); frame != nil && c.code != closeTooBig {
-				// Say why before closing: the refusal fragment, if any.
-				c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-				if c.ws.WriteMessage(websocket.TextMessage, frame) == nil {
-					m.framesSent.Inc()
-				}
-			}
-			c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(c.code, c.reason),
-				time.Now().Add(writeWait))
+		}
+		if closing {
+			c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(writeWait))
+			c.finish()
 			return
 		}
 	}
+}
+
+// finish closes the socket for good: the reader fails on its next read and
+// nothing more is written.
+func (c *wsConn) finish() {
+	c.mu.Lock()
+	c.finished = true
+	c.mu.Unlock()
+	c.pinger.Stop()
+	c.ws.Close()
 }

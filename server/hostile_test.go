@@ -483,7 +483,7 @@ func (l smallSendBuffer) Accept() (net.Conn, error) {
 // one, and the writer takes everything as one frame.
 func TestMailboxKeepsNewest(t *testing.T) {
 	m := newMetrics()
-	b := newMailbox()
+	b := &mailbox{}
 	b.put([]frag{{"a", []byte("<p id=a>1</p>")}, {"b", []byte("<p id=b>1</p>")}}, m)
 	b.put([]frag{{"a", []byte("<p id=a>2</p>")}}, m)
 	b.put([]frag{{"c", []byte("<p id=c>1</p>")}, {"a", []byte("<p id=a>3</p>")}}, m)

@@ -39,7 +39,7 @@ func TestIdleSessionCostsNothing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				conn := &wsConn{box: newMailbox(), closed: make(chan struct{})}
+				conn := &wsConn{closed: make(chan struct{})}
 				sess.attach <- conn
 				if tc.act != "" {
 					time.Sleep(1200 * time.Millisecond) // pods created at 1 s, Pending until 2.5 s

@@ -28,7 +28,7 @@ type session struct {
 	// Owned by run.
 	demo       demo.Instance
 	conn       *wsConn
-	sent       map[string]uint64 // hash of each fragment last handed to conn
+	sent       []uint64          // hash of each fragment last handed to conn, by position; nil: send all
 	errText    string            // the refusal shown until the next accepted action
 	restorable bool              // no action yet: a snapshot may replace the demo
 	lastReal   time.Time         // when the demo's clock last advanced
@@ -37,7 +37,7 @@ type session struct {
 
 func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options) *session {
 	return &session{id: id, kind: kind, lang: lang, addr: addr,
-		cmds: make(chan demo.Command, 4), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
+		cmds: make(chan demo.Command, 1), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
 		done: make(chan struct{}), demo: kind.New(opt), restorable: true}
 }
 
@@ -54,11 +54,11 @@ func (s *session) run(ctx context.Context, srv *Server) {
 	// The page was rendered from this very starting state, so the first
 	// connection needs only what changes after it.
 	s.sent = s.hashes(s.demo.Fragments(s.view()))
-	wake := time.NewTimer(time.Hour)
-	wake.Stop()
-	expire := time.NewTimer(srv.cfg.SessionTTL)
-	defer wake.Stop()
-	defer expire.Stop()
+	// One timer serves both waits, which never overlap: while a socket is
+	// attached it wakes the demo when something is due; while none is, it
+	// ends the session at its TTL.
+	timer := time.NewTimer(srv.cfg.SessionTTL)
+	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -72,24 +72,21 @@ func (s *session) run(ctx context.Context, srv *Server) {
 			}
 			s.conn = c
 			s.sent = nil // the page may have missed frames: send everything
-			expire.Stop()
 		case c := <-s.detach:
 			if c == s.conn {
 				s.conn = nil
-				expire.Reset(srv.cfg.SessionTTL)
 			}
 		case c := <-s.cmds:
 			s.advance()
 			s.handle(c, srv)
-		case <-wake.C:
-			s.advance()
-		case <-expire.C:
+		case <-timer.C:
 			if s.conn == nil {
-				return
+				return // nobody came back within the TTL
 			}
+			s.advance()
 		}
 		s.flush(srv)
-		s.schedule(wake)
+		s.schedule(timer, srv.cfg.SessionTTL)
 	}
 }
 
@@ -165,52 +162,55 @@ func (s *session) flush(srv *Server) {
 	}
 	var buf bytes.Buffer
 	var changed []frag
-	if s.sent == nil {
-		s.sent = map[string]uint64{}
+	frags := s.demo.Fragments(s.view())
+	if len(s.sent) != len(frags) {
+		s.sent = make([]uint64, len(frags)) // zero never matches: everything is sent
 	}
-	for _, f := range s.demo.Fragments(s.view()) {
-		start := buf.Len()
+	for i, f := range frags {
+		buf.Reset()
 		if err := f.Comp.Render(context.Background(), &buf); err != nil {
 			srv.log.Error("render fragment", "id", f.ID, "err", err)
 			return
 		}
-		h := maphash.Bytes(hashSeed, buf.Bytes()[start:])
-		if old, ok := s.sent[f.ID]; ok && old == h {
-			buf.Truncate(start)
+		// The hash covers the fragment's id, so a fragment that moved
+		// position is never mistaken for an unchanged one.
+		h := maphash.Bytes(hashSeed, buf.Bytes()) | 1
+		if s.sent[i] == h {
 			continue
 		}
-		s.sent[f.ID] = h
-		changed = append(changed, frag{id: f.ID, html: bytes.Clone(buf.Bytes()[start:])})
-		buf.Truncate(start)
+		s.sent[i] = h
+		changed = append(changed, frag{id: f.ID, html: bytes.Clone(buf.Bytes())})
 	}
 	if len(changed) > 0 {
 		s.conn.box.put(changed, srv.metrics)
 	}
 }
 
-func (s *session) hashes(frags []demo.Fragment) map[string]uint64 {
-	out := map[string]uint64{}
+func (s *session) hashes(frags []demo.Fragment) []uint64 {
+	out := make([]uint64, len(frags))
 	var buf bytes.Buffer
-	for _, f := range frags {
+	for i, f := range frags {
 		buf.Reset()
 		if err := f.Comp.Render(context.Background(), &buf); err != nil {
 			return nil // send everything on the first connection instead
 		}
-		out[f.ID] = maphash.Bytes(hashSeed, buf.Bytes())
+		out[i] = maphash.Bytes(hashSeed, buf.Bytes()) | 1
 	}
 	return out
 }
 
-// schedule arms wake for the next moment something changes by itself, only
-// while someone watches: an unwatched demo catches up in one Advance when a
-// connection returns, so it costs no CPU meanwhile.
-func (s *session) schedule(wake *time.Timer) {
-	wake.Stop()
+// schedule arms the timer: while someone watches, for the next moment
+// something changes by itself (and not at all when nothing will); while
+// nobody does, for the end of the TTL. An unwatched demo catches up in one
+// Advance when a connection returns, so it costs no CPU meanwhile.
+func (s *session) schedule(timer *time.Timer, ttl time.Duration) {
+	timer.Stop()
 	if s.conn == nil {
+		timer.Reset(ttl)
 		return
 	}
 	if due, ok := s.demo.NextDue(); ok {
-		wake.Reset(max(due, time.Millisecond))
+		timer.Reset(max(due, time.Millisecond))
 	}
 }
 

@@ -162,7 +162,7 @@ func TestSessionLifetime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn := &wsConn{box: newMailbox(), closed: make(chan struct{})} // no socket: the session only fills the mailbox
+		conn := &wsConn{closed: make(chan struct{})} // no socket: the session only fills the mailbox
 		sess.attach <- conn
 		time.Sleep(3 * time.Hour)
 		if got := live(); got != 1 {
@@ -186,7 +186,7 @@ func TestSessionLifetime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn = &wsConn{box: newMailbox(), closed: make(chan struct{})}
+		conn = &wsConn{closed: make(chan struct{})}
 		sess.attach <- conn
 		cancel()
 		<-done

@@ -80,8 +80,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		ws.Close()
 		return
 	}
-	c := newWSConn(ws)
-	go c.writePump(s.metrics)
+	c := newWSConn(ws, s.metrics)
 	select {
 	case sess.attach <- c:
 	case <-sess.done:

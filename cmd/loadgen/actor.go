@@ -16,8 +16,8 @@ const answerTimeout = 10 * time.Second
 // a slow answer, below the server's 20 actions/s per socket.
 const maxSendRate = 16
 
-// act sends actions at rate per second until ctx ends, alternating between
-// the demo's two values so every action changes the state and produces a
+// act sends actions at rate per second until ctx ends, cycling through the
+// demo's load steps so every action changes the state and produces a
 // frame. The schedule is jittered (each gap uniform in [0.5, 1.5] of the
 // mean, from a random phase, so sessions do not act in lockstep) and fixed
 // in advance. At most one action is in flight: one that falls due while
@@ -30,7 +30,7 @@ func (c *client) act(ctx context.Context) {
 	spacing := min(time.Second/maxSendRate, interval/2)
 	due := time.Now().Add(time.Duration(rand.Float64() * float64(interval)))
 	var last time.Time
-	flip := 0
+	step := 0
 	for {
 		if !c.sleepUntil(ctx, due) {
 			return
@@ -41,17 +41,17 @@ func (c *client) act(ctx context.Context) {
 		if !c.sleepUntil(ctx, last.Add(spacing)) {
 			return
 		}
-		v := c.r.shape.values[flip]
-		flip ^= 1
+		i := step
+		step = (step + 1) % len(c.r.shape.steps)
 		now := time.Now()
 		if now.Sub(due) > spacing {
 			c.r.delayed.Add(1)
 		}
 		c.mu.Lock()
-		c.inflight = &pendingAction{value: v, due: due, sent: now}
+		c.inflight = &pendingAction{step: i, due: due, sent: now}
 		c.mu.Unlock()
 		c.conn.SetWriteDeadline(now.Add(10 * time.Second))
-		if err := c.conn.WriteMessage(websocket.TextMessage, c.r.shape.actionMessage(v)); err != nil {
+		if err := c.conn.WriteMessage(websocket.TextMessage, c.r.shape.actionMessage(i)); err != nil {
 			if !c.closing.Load() && !c.dead.Load() {
 				c.r.errs.add(classify("write", err), err)
 			}

@@ -31,8 +31,8 @@ type client struct {
 }
 
 type pendingAction struct {
-	value int
-	due   time.Time // when the schedule wanted it sent
+	step int       // the load step sent
+	due  time.Time // when the schedule wanted it sent
 	sent  time.Time // when it was sent
 }
 
@@ -96,9 +96,7 @@ func (c *client) read() {
 		}
 		c.r.framesReceived.Add(1)
 		c.once.Do(func() { close(c.ready) })
-		if v, ok := c.r.shape.shownValue(msg); ok {
-			c.resolve(v, now)
-		}
+		c.resolve(msg, now)
 		if c.r.shape.shownError(msg) {
 			c.r.errs.add("action_refused", errors.New("a frame showed the demo's error box"))
 		}
@@ -106,13 +104,13 @@ func (c *client) read() {
 }
 
 // resolve records the latency of the action in flight if the frame shows
-// the value it set. Each session has at most one action in flight and each
-// action changes the value, so the match is exact: no earlier frame can
-// show the value just set.
-func (c *client) resolve(v int, at time.Time) {
+// it done. Each session has at most one action in flight and no step's
+// answer is on the page before it (demotest.CheckLoad holds each demo to
+// that), so the match is exact.
+func (c *client) resolve(frame []byte, at time.Time) {
 	c.mu.Lock()
 	p := c.inflight
-	if p == nil || p.value != v {
+	if p == nil || !c.r.shape.answers(p.step, frame) {
 		c.mu.Unlock()
 		return
 	}

@@ -24,9 +24,10 @@ type config struct {
 	Rate      float64 // actions per second per session; 0 = idle
 	Duration  time.Duration
 	Ramp      float64 // sessions opened per second; 0 = as fast as possible
-	Demo      string  // reconcile | operator
+	Demo      string  // a registered demo kind
 	Timeout   time.Duration
 	Settle    time.Duration // wait after every session is open, before "after" memory
+	Bare      *url.URL      // a bare gorilla hub to compare with (cmd/barehub), or nil
 	DrainWait time.Duration // longest wait for sessions to expire after the sockets close
 	JSON      bool
 	Quiet     bool
@@ -44,10 +45,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	rate := fs.Float64("rate", 1, "actions per second per session, with jitter; 0 = idle sessions")
 	duration := fs.Duration("duration", 30*time.Second, "how long to act (or hold idle sessions) once all are open")
 	ramp := fs.String("ramp", "200/s", "how fast to open sessions: N/s, N/m, or 0 for as fast as possible")
-	demo := fs.String("demo", "reconcile", "which demo: reconcile or operator")
+	demo := fs.String("demo", "reconcile", "which demo: "+strings.Join(kindNames(), ", "))
 	timeout := fs.Duration("timeout", 5*time.Minute, "hard cap on the whole run")
 	settle := fs.Duration("settle", 2*time.Second, "wait after all sessions are open before measuring memory")
 	drain := fs.Duration("drain-wait", 30*time.Second, "longest wait for sessions to expire after closing (the server's SESSION_TTL)")
+	listKinds := fs.Bool("kinds", false, "print the demo kinds it can drive, one per line, and exit")
+	bare := fs.String("bare", "", "a bare hub (cmd/barehub) to open as many sockets to, for comparison; loopback only")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +58,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if *listKinds {
+		fmt.Fprintln(out, strings.Join(kindNames(), "\n"))
+		return config{}, flag.ErrHelp
 	}
 	u, err := checkLoopbackURL(*rawURL)
 	if err != nil {
@@ -64,6 +71,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		Timeout: *timeout, Settle: *settle, DrainWait: *drain, JSON: *asJSON, Quiet: *quiet}
 	if cfg.Ramp, err = parseRamp(*ramp); err != nil {
 		return config{}, err
+	}
+	if *bare != "" {
+		if cfg.Bare, err = checkLoopbackURL(*bare); err != nil {
+			return config{}, fmt.Errorf("-bare: %w", err)
+		}
 	}
 	switch {
 	case cfg.Sessions < 1 || cfg.Sessions > maxSessions:
@@ -78,8 +90,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return config{}, fmt.Errorf("-duration %v must be shorter than -timeout %v", cfg.Duration, cfg.Timeout)
 	case cfg.Settle < 0 || cfg.DrainWait < 0:
 		return config{}, fmt.Errorf("-settle and -drain-wait must not be negative")
-	case cfg.Demo != "reconcile" && cfg.Demo != "operator":
-		return config{}, fmt.Errorf("-demo %q: want reconcile or operator", cfg.Demo)
+	case !knownKind(cfg.Demo):
+		return config{}, fmt.Errorf("-demo %q: want one of %s", cfg.Demo, strings.Join(kindNames(), ", "))
 	}
 	return cfg, nil
 }
@@ -101,4 +113,9 @@ func parseRamp(s string) (float64, error) {
 		}
 	}
 	return n, nil
+}
+
+func knownKind(kind string) bool {
+	_, ok := shapeOf(kind)
+	return ok
 }

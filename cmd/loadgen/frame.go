@@ -2,78 +2,51 @@ package main
 
 import (
 	"bytes"
-	"strconv"
+
+	"github.com/reconcile-demo/reconcile-demo/demos"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 )
 
 // demoShape is what the generator needs to know of a demo: the page it is
-// served on, the action that sets its count, and where a frame shows that
-// count (the element id that owns it, and the data-testid inside).
+// served on, the steps it cycles through (each answered by the first frame
+// that shows its Expect), and the fragment that shows a refused action.
 type demoShape struct {
-	page      string
-	action    string // e.g. set-replicas
-	field     string // the action's value field, e.g. replicas
-	ownerID   string // top-level fragment id, e.g. rc-desired
-	testID    string // data-testid carrying data-value, e.g. desired
-	errorID   string // the fragment that shows a refused action, e.g. rc-error
-	values    [2]int // alternated, so every action changes the state
-	initValue int    // the demo's starting count
+	page    string
+	steps   []demo.LoadStep
+	errorID string
 }
 
-var shapes = map[string]demoShape{
-	"reconcile": {page: "/reconcile", action: "set-replicas", field: "replicas",
-		ownerID: "rc-desired", testID: "desired", errorID: "rc-error", values: [2]int{4, 5}, initValue: 3},
-	"operator": {page: "/operator", action: "set-members", field: "members",
-		ownerID: "op-spec", testID: "spec-members", errorID: "op-error", values: [2]int{4, 5}, initValue: 3},
-}
-
-// actionMessage is the htmx-ext-ws JSON a browser sends for the action.
-func (d demoShape) actionMessage(v int) []byte {
-	return []byte(`{"action":"` + d.action + `","` + d.field + `":"` + strconv.Itoa(v) +
-		`","HEADERS":{"HX-Request":"true","HX-Trigger":null,"HX-Trigger-Name":null,"HX-Target":"` +
-		d.ownerID + `"}}`)
-}
-
-// shownValue returns the count a frame shows: the data-value of the element
-// with data-testid=testID inside the fragment with id=ownerID. ok is false
-// when the frame does not carry that fragment.
-func (d demoShape) shownValue(frame []byte) (v int, ok bool) {
-	i := bytes.Index(frame, []byte(`id="`+d.ownerID+`"`))
-	if i < 0 {
-		return 0, false
-	}
-	rest := frame[i:]
-	j := bytes.Index(rest, []byte(`data-testid="`+d.testID+`"`))
-	if j < 0 {
-		return 0, false
-	}
-	// data-value must be an attribute of the same tag.
-	tag := rest[j:]
-	if end := bytes.IndexByte(tag, '>'); end >= 0 {
-		tag = tag[:end]
-	}
-	const attr = `data-value="`
-	k := bytes.Index(tag, []byte(attr))
-	if k < 0 {
-		// It may precede data-testid in the tag: look back to the tag's start.
-		start := bytes.LastIndexByte(rest[:j], '<')
-		if start < 0 {
-			return 0, false
-		}
-		tag = rest[start : j+len(tag)]
-		if k = bytes.Index(tag, []byte(attr)); k < 0 {
-			return 0, false
+// shapeOf returns the shape of a registered demo kind, and false for any
+// other name.
+func shapeOf(kind string) (demoShape, bool) {
+	for _, k := range demos.All() {
+		if k.Name == kind && len(k.Load) >= 2 {
+			return demoShape{page: "/" + k.Name, steps: k.Load, errorID: k.Prefix + "-error"}, true
 		}
 	}
-	val := tag[k+len(attr):]
-	end := bytes.IndexByte(val, '"')
-	if end < 0 {
-		return 0, false
+	return demoShape{}, false
+}
+
+// kindNames lists the registered demo kinds, for the -demo flag's help.
+func kindNames() []string {
+	var out []string
+	for _, k := range demos.All() {
+		out = append(out, k.Name)
 	}
-	n, err := strconv.Atoi(string(val[:end]))
-	if err != nil {
-		return 0, false
-	}
-	return n, true
+	return out
+}
+
+// actionMessage is the JSON a browser sends for step i, as htmx-ext-ws
+// sends it: the action's values and a HEADERS object.
+func (d demoShape) actionMessage(i int) []byte {
+	send := bytes.TrimSpace([]byte(d.steps[i].Send))
+	msg := append([]byte{}, send[:len(send)-1]...)
+	return append(msg, []byte(`,"HEADERS":{"HX-Request":"true","HX-Trigger":null,"HX-Trigger-Name":null}}`)...)
+}
+
+// answers reports whether a frame shows step i done.
+func (d demoShape) answers(i int, frame []byte) bool {
+	return bytes.Contains(frame, []byte(d.steps[i].Expect))
 }
 
 // shownError reports whether a frame shows the demo's error box, as the

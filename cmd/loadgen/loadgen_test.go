@@ -253,36 +253,28 @@ func TestParseRamp(t *testing.T) {
 	}
 }
 
-func TestShownValue(t *testing.T) {
-	rc, op := shapes["reconcile"], shapes["operator"]
-	tests := []struct {
-		name  string
-		shape demoShape
-		frame string
-		want  int
-		ok    bool
-	}{
-		{"reconcile desired", rc, `<section id="rc-desired" class="panel"><h3>x</h3><p><span data-testid="desired" data-value="4">4</span></p></section>`, 4, true},
-		{"among other fragments", rc, `<div id="rc-clock">00:01.0</div><section id="rc-desired"><span data-testid="desired" data-value="10">10</span></section><section id="rc-observed"><span data-testid="observed" data-value="3"></span></section>`, 10, true},
-		{"data-value before data-testid", rc, `<section id="rc-desired"><span data-value="5" data-testid="desired">5</span></section>`, 5, true},
-		{"fragment absent", rc, `<div id="rc-clock">00:01.0</div><section id="rc-observed"><span data-testid="observed" data-value="3"></span></section>`, 0, false},
-		{"testid elsewhere only", rc, `<span data-testid="desired" data-value="4"></span>`, 0, false},
-		{"no data-value", rc, `<section id="rc-desired"><span data-testid="desired">4</span></section>`, 0, false},
-		{"not a number", rc, `<section id="rc-desired"><span data-testid="desired" data-value="four"></span></section>`, 0, false},
-		{"operator spec", op, `<section id="op-spec"><span class="big-number" data-testid="spec-members" data-value="5">5</span></section>`, 5, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := tt.shape.shownValue([]byte(tt.frame))
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("shownValue = %d, %v; want %d, %v", got, ok, tt.want, tt.ok)
+// TestEveryKindHasAShape: the generator can drive every registered demo,
+// and each step's answer is what a frame shows once the step is done.
+func TestEveryKindHasAShape(t *testing.T) {
+	for _, name := range kindNames() {
+		sh, ok := shapeOf(name)
+		if !ok {
+			t.Errorf("%s: no shape (Kind.Load has fewer than two steps)", name)
+			continue
+		}
+		for i := range sh.steps {
+			if !sh.answers(i, []byte("<p>"+sh.steps[i].Expect+"</p>")) || sh.answers(i, []byte("<p></p>")) {
+				t.Errorf("%s step %d: answers() does not match its Expect", name, i)
 			}
-		})
+		}
+	}
+	if _, ok := shapeOf("nope"); ok {
+		t.Error("an unknown kind has a shape")
 	}
 }
 
 func TestShownError(t *testing.T) {
-	rc := shapes["reconcile"]
+	rc, _ := shapeOf("reconcile")
 	tests := []struct {
 		frame string
 		want  bool
@@ -301,7 +293,8 @@ func TestShownError(t *testing.T) {
 
 func TestActionMessage(t *testing.T) {
 	var m map[string]any
-	if err := json.Unmarshal(shapes["reconcile"].actionMessage(4), &m); err != nil {
+	rc, _ := shapeOf("reconcile")
+	if err := json.Unmarshal(rc.actionMessage(0), &m); err != nil {
 		t.Fatal(err)
 	}
 	if m["action"] != "set-replicas" || m["replicas"] != "4" {

@@ -81,6 +81,9 @@ type report struct {
 		BackToBaseline   bool    `json:"back_to_baseline"`
 	} `json:"goroutines"`
 
+	// Bare is the yardstick's cost for the same sockets (-bare), if measured.
+	Bare *bareReport `json:"bare,omitempty"`
+
 	Errors        map[string]int    `json:"errors"`
 	ErrorExamples map[string]string `json:"error_examples,omitempty"`
 	Notes         []string          `json:"notes,omitempty"`
@@ -102,6 +105,15 @@ func sanitize(r *report) *report {
 		&c.Frames.Sent, &c.Frames.Coalesced, &c.Goroutines.Baseline, &c.Goroutines.Peak,
 		&c.Goroutines.SocketsClosed, &c.Goroutines.SessionsExpired, &c.Goroutines.SessionsLeft,
 		&c.Sessions.Server, &c.Sessions.Sockets} {
+		if math.IsNaN(*p) || math.IsInf(*p, 0) {
+			*p = 0
+		}
+	}
+	if c.Bare != nil {
+		b := *c.Bare
+		c.Bare = &b
+	}
+	for _, p := range c.bareFields() {
 		if math.IsNaN(*p) || math.IsInf(*p, 0) {
 			*p = 0
 		}
@@ -138,9 +150,14 @@ func (r *report) writeText(w io.Writer) {
 	if r.Rate == 0 {
 		phase = "holding"
 	}
-	p("  server CPU  %.2f cores (%.2f s CPU over %.1f s %s)", r.CPU.Cores, r.CPU.Seconds, r.CPU.WallS, phase)
+	p("  server CPU  %.3f cores (%.2f s CPU over %.1f s %s)", r.CPU.Cores, r.CPU.Seconds, r.CPU.WallS, phase)
 	p("  frames      server sent %.0f, coalesced %.0f while %s; generator received %d in all",
 		r.Frames.Sent, r.Frames.Coalesced, phase, r.Frames.Received)
+	if r.Bare != nil {
+		for _, line := range r.Bare.text() {
+			p("  %s", line)
+		}
+	}
 	g := r.Goroutines
 	back := "back to baseline+10"
 	if !g.BackToBaseline {
@@ -189,4 +206,13 @@ func rampText(r float64) string {
 
 func trimFloat(f float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", f), "0"), ".")
+}
+
+// bareFields are the bare hub's figures, for sanitize.
+func (r *report) bareFields() []*float64 {
+	if r.Bare == nil {
+		return nil
+	}
+	b := r.Bare
+	return []*float64{&b.RSSPerSocket, &b.HeapPerSocket, &b.StackPerSocket, &b.CPUCores, &b.RSSRatio, &b.CPUExtra}
 }

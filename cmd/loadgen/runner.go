@@ -56,8 +56,9 @@ func newRunner(cfg config, out io.Writer) *runner {
 		MaxIdleConnsPerHost: openConcurrency, IdleConnTimeout: 30 * time.Second}}
 	metricsClient := &http.Client{Timeout: 10 * time.Second, CheckRedirect: noRedirect, Transport: &http.Transport{
 		Proxy: nil, DialContext: d.DialContext, MaxIdleConnsPerHost: 1}}
+	shape, _ := shapeOf(cfg.Demo) // parseConfig checked the kind
 	return &runner{
-		cfg: cfg, shape: shapes[cfg.Demo], out: out, pages: pages,
+		cfg: cfg, shape: shape, out: out, pages: pages,
 		// Small buffers: thousands of sockets in this process too.
 		dialer: &websocket.Dialer{NetDialContext: d.DialContext, HandshakeTimeout: 10 * time.Second,
 			ReadBufferSize: 2048, WriteBufferSize: 1024, WriteBufferPool: &sync.Pool{}},
@@ -150,6 +151,10 @@ func (r *runner) execute(ctx context.Context) (*report, error) {
 		r.drain(ctx, rep)
 	} else {
 		rep.Notes = append(rep.Notes, "skipped waiting for the server to drain: the run was stopped")
+	}
+
+	if r.cfg.Bare != nil && ctx.Err() == nil {
+		r.measureBare(ctx, rep)
 	}
 
 	if err := ctx.Err(); err != nil {

@@ -49,9 +49,19 @@ type Kind struct {
 	// /static/demo-<Name>.css and linked by every page that shows the demo;
 	// nil when the shared one (static/app.css) is all it needs.
 	CSS []byte
-	// Load is what the load generator sends to exercise the demo: messages
-	// it cycles through, each valid in any state of the demo.
-	Load []string
+	// Load is what the load generator (cmd/loadgen) sends to exercise the
+	// demo: steps it cycles through from the starting state, each of which
+	// changes what the page shows, so every step is answered by a frame.
+	Load []LoadStep
+}
+
+// LoadStep is one action of the load generator and how it knows the
+// answer: the first frame after Send that contains Expect (a fragment of
+// HTML, such as `data-testid="desired" data-value="4"`) answers it. Expect
+// must not be on the page before the step.
+type LoadStep struct {
+	Send   string
+	Expect string
 }
 
 // Instance is one live demo. It is owned by one session goroutine and never

@@ -305,3 +305,38 @@ func JapaneseIn(s string) []string {
 	}
 	return out
 }
+
+// CheckLoad drives a fresh demo through its load steps twice, as the load
+// generator does: each step must be accepted, and its Expect must be absent
+// before it and present after it.
+func CheckLoad(t *testing.T, k demo.Kind) {
+	t.Helper()
+	if len(k.Load) < 2 {
+		t.Fatalf("%s has %d load steps; the load generator cycles through at least two", k.Name, len(k.Load))
+	}
+	in := k.New(demo.Options{})
+	page := func() string {
+		var b strings.Builder
+		for _, h := range Render(t, in.Fragments(demo.View{Lang: templates.Ja, SID: SID})) {
+			b.WriteString(h)
+		}
+		return b.String()
+	}
+	for round := 0; round < 2; round++ {
+		for i, st := range k.Load {
+			if strings.Contains(page(), st.Expect) {
+				t.Fatalf("load step %d: %q is on the page before %s", i, st.Expect, st.Send)
+			}
+			c := demo.Decode(&k, []byte(st.Send))
+			if c.Reject != nil {
+				t.Fatalf("load step %d: %s refused: %v", i, st.Send, c.Reject)
+			}
+			if err := in.Apply(c); err != nil {
+				t.Fatalf("load step %d: %s: %v", i, st.Send, err)
+			}
+			if !strings.Contains(page(), st.Expect) {
+				t.Fatalf("load step %d: %q is not on the page after %s", i, st.Expect, st.Send)
+			}
+		}
+	}
+}

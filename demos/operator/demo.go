@@ -48,7 +48,10 @@ var Kind = demo.Kind{
 		}
 		return RestoreDemo(opt, snap)
 	},
-	Load: []string{`{"action":"step"}`, `{"action":"kill-member","member":"db-1"}`, `{"action":"members-inc"}`, `{"action":"members-dec"}`},
+	Load: []demo.LoadStep{
+		{Send: `{"action":"set-members","members":"4"}`, Expect: `data-testid="spec-members" data-value="4"`},
+		{Send: `{"action":"set-members","members":"5"}`, Expect: `data-testid="spec-members" data-value="5"`},
+	},
 }
 
 // Apply carries out a decoded command; a member that is not there, or a

@@ -47,7 +47,10 @@ var Kind = demo.Kind{
 		}
 		return RestoreDemo(opt, snap)
 	},
-	Load: []string{`{"action":"kill","pod":"pod-1"}`, `{"action":"replicas-inc"}`, `{"action":"replicas-dec"}`, `{"action":"step"}`},
+	Load: []demo.LoadStep{
+		{Send: `{"action":"set-replicas","replicas":"4"}`, Expect: `data-testid="desired" data-value="4"`},
+		{Send: `{"action":"set-replicas","replicas":"5"}`, Expect: `data-testid="desired" data-value="5"`},
+	},
 }
 
 // Apply carries out a decoded command; a pod that is not there, or a count

@@ -31,3 +31,6 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoadSteps: the load generator's steps are each answered by a frame.
+func TestLoadSteps(t *testing.T) { demotest.CheckLoad(t, Kind) }

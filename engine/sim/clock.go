@@ -167,9 +167,10 @@ func nextTick(now, cadence time.Duration) time.Duration {
 type Timeline struct {
 	Clock
 	cadence time.Duration
-	// startAt holds, for everything not started yet and only those, when it
-	// starts.
-	startAt map[string]time.Duration
+	// starts holds, for everything not started yet and only those, when it
+	// starts; a slice, not a map: a demo waits for a handful at most, and a
+	// map's buckets outlive its entries in every idle session.
+	starts []waiting
 	// tickAt is the next cadence tick not yet considered; ticks while the
 	// controller is off or would do nothing are skipped.
 	tickAt time.Duration
@@ -178,29 +179,52 @@ type Timeline struct {
 // NewTimeline returns a timeline on clock c whose ticks fall on multiples of
 // cadence, with nothing waiting to start.
 func NewTimeline(c Clock, cadence time.Duration) Timeline {
-	return Timeline{Clock: c, cadence: cadence, startAt: map[string]time.Duration{}, tickAt: nextTick(c.now, cadence)}
+	return Timeline{Clock: c, cadence: cadence, tickAt: nextTick(c.now, cadence)}
+}
+
+// waiting is something waiting to start: its name and when.
+type waiting struct {
+	name string
+	at   time.Duration
 }
 
 // StartAfter schedules name to start d of virtual time from now.
-func (tl *Timeline) StartAfter(name string, d time.Duration) { tl.startAt[name] = tl.now + d }
+func (tl *Timeline) StartAfter(name string, d time.Duration) {
+	tl.Cancel(name)
+	tl.starts = append(tl.starts, waiting{name, tl.now + d})
+}
 
 // Cancel forgets name's start, if one is scheduled.
-func (tl *Timeline) Cancel(name string) { delete(tl.startAt, name) }
+func (tl *Timeline) Cancel(name string) {
+	for i, st := range tl.starts {
+		if st.name == name {
+			tl.starts = append(tl.starts[:i], tl.starts[i+1:]...)
+			if len(tl.starts) == 0 {
+				tl.starts = nil
+			}
+			return
+		}
+	}
+}
 
 // StartsIn returns how much virtual time is left before name starts, and
 // false when name is not waiting to start.
 func (tl *Timeline) StartsIn(name string) (time.Duration, bool) {
-	t, ok := tl.startAt[name]
-	return t - tl.now, ok
+	for _, st := range tl.starts {
+		if st.name == name {
+			return st.at - tl.now, true
+		}
+	}
+	return 0, false
 }
 
 // next returns the next thing that happens by itself: a start (name set)
 // or, when ticking, a tick (name empty). At equal times starts come first, in
 // name order, so the controller sees what kubelet reported.
 func (tl *Timeline) next(ticking bool) (at time.Duration, name string, ok bool) {
-	for n, t := range tl.startAt {
-		if !ok || t < at || (t == at && n < name) {
-			at, name, ok = t, n, true
+	for _, st := range tl.starts {
+		if !ok || st.at < at || (st.at == at && st.name < name) {
+			at, name, ok = st.at, st.name, true
 		}
 	}
 	if ticking {
@@ -229,7 +253,7 @@ func (tl *Timeline) Advance(d time.Duration, ticking func() bool, start func(nam
 		}
 		tl.now = at
 		if name != "" {
-			delete(tl.startAt, name)
+			tl.Cancel(name)
 			start(name)
 		} else {
 			tl.tickAt = at + tl.cadence
