@@ -28,11 +28,11 @@ type session struct {
 	// Owned by run.
 	demo       demo.Instance
 	conn       *wsConn
-	sent       []uint64          // hash of each fragment last handed to conn, by position; nil: send all
-	errText    string            // the refusal shown until the next accepted action
-	restorable bool              // no action yet: a snapshot may replace the demo
-	lastReal   time.Time         // when the demo's clock last advanced
-	reconciles int               // the demo's reconcile count already reported
+	sent       []uint64  // hash of each fragment last handed to conn, by position; nil: send all
+	errText    string    // the refusal shown until the next accepted action
+	restorable bool      // no action yet: a snapshot may replace the demo
+	lastReal   time.Time // when the demo's clock last advanced
+	reconciles int       // the demo's reconcile count already reported
 }
 
 func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options) *session {

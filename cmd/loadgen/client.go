@@ -33,7 +33,7 @@ type client struct {
 type pendingAction struct {
 	step int       // the load step sent
 	due  time.Time // when the schedule wanted it sent
-	sent  time.Time // when it was sent
+	sent time.Time // when it was sent
 }
 
 // open loads the demo page, reads its session id and socket URL, and dials
