@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 CHROMIUM ?= /usr/bin/chromium
 BIN      := bin/reconcile-demo
 
-.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen barehub capacity fuzz
+.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen barehub capacity bench-page fuzz
 
 run:
 	ADDR=$(ADDR) $(GO) run ./cmd/reconcile-demo
@@ -102,3 +102,12 @@ capacity: build loadgen barehub
 
 barehub:
 	$(GO) build -o bin/barehub ./cmd/barehub
+
+# Click → DOM in Chromium for every demo, beside a bare WebSocket echo in the
+# same browser (web/bench/click.mjs; README, "Performance").
+bench-page: e2e-deps barehub
+	@ADDR=$(CAPACITY_ADDR) $(BIN) 2>/dev/null & pid=$$!; \
+	ADDR=$(BARE_ADDR) bin/barehub 2>/dev/null & bare=$$!; \
+	trap "kill $$pid $$bare 2>/dev/null" EXIT; \
+	for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
+	cd web && BASE=http://$(CAPACITY_ADDR) BARE=http://$(BARE_ADDR) CHROMIUM=$(CHROMIUM) node bench/click.mjs

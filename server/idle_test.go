@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos"
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	tmpl "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -59,6 +60,41 @@ func TestIdleSessionCostsNothing(t *testing.T) {
 				synctest.Wait()
 				if frame := conn.box.take(); frame != nil {
 					t.Fatalf("an idle session woke within the hour and sent %.300q", frame)
+				}
+			})
+		})
+	}
+}
+
+// TestEveryDemoSettlesAndSendsNothing: for every registered demo, a watched
+// session left alone settles (pods start, the controller converges, …) and
+// then sends no frame for 10 s: the page draws what time alone changes.
+func TestEveryDemoSettlesAndSendsNothing(t *testing.T) {
+	for _, k := range demos.All() {
+		t.Run(k.Name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, err := New(Config{SessionTTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan struct{})
+				go func() { srv.Run(ctx); close(done) }()
+				defer func() { cancel(); <-done }()
+
+				sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds[k.Name], "192.0.2.1", tmpl.Ja)
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn := &wsConn{closed: make(chan struct{})}
+				sess.attach <- conn
+				time.Sleep(2 * time.Minute)
+				synctest.Wait()
+				conn.box.take()
+				time.Sleep(10 * time.Second)
+				synctest.Wait()
+				if frame := conn.box.take(); frame != nil {
+					t.Fatalf("a settled %s demo sent a frame within 10 s: %.300q", k.Name, frame)
 				}
 			})
 		})

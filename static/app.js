@@ -53,32 +53,47 @@
   });
 
   // Keep focus and log scroll across swaps: htmx-ext-ws replaces whole
-  // elements, which would drop the focus of the button just pressed.
+  // elements, which would drop the focus of the button just pressed. The
+  // log's scroll position is read when the reader scrolls and restored at
+  // the next animation frame, and the snapshot is stored when the page is
+  // idle, so a frame's handlers never force a layout of their own.
   var focusId = null;
-  var logAtEnd = {};
-  document.addEventListener('htmx:wsBeforeMessage', function (e) {
+  var logAway = {}; // demo id -> the reader scrolled the log away from its end
+  document.addEventListener('scroll', function (e) {
+    var log = e.target;
+    if (!log.classList || !log.classList.contains('log-lines')) return;
+    var d = demoOf(log); if (!d) return;
+    logAway[d.id] = log.scrollTop + log.clientHeight < log.scrollHeight - 8;
+  }, true);
+  document.addEventListener('htmx:wsBeforeMessage', function () {
     var a = document.activeElement;
     focusId = a && a.id && a !== document.body ? a.id : null;
-    var d = demoOf(e.target); if (!d) return;
-    var log = d.querySelector('.log-lines');
-    logAtEnd[d.id] = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
   });
+  var snapTimer = {};
+  var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 50); };
   document.addEventListener('htmx:wsAfterMessage', function (e) {
     var d = demoOf(e.target); if (!d) return;
-    keepSnapshot(d);
+    if (!snapTimer[d.id]) snapTimer[d.id] = idle(function () { snapTimer[d.id] = null; keepSnapshot(d); });
     if (focusId && (!document.activeElement || document.activeElement === document.body)) {
       var el = document.getElementById(focusId);
       if (el && !el.disabled) el.focus({ preventScroll: true });
     }
-    var log = d.querySelector('.log-lines');
-    if (log && logAtEnd[d.id] !== false) log.scrollTop = log.scrollHeight;
+    if (!logAway[d.id]) requestAnimationFrame(function () {
+      var log = d.querySelector('.log-lines');
+      if (log) log.scrollTop = log.scrollHeight;
+    });
   });
+  // Store the newest snapshots before the page goes away or is hidden.
+  function keepAll() { demos().forEach(keepSnapshot); }
+  window.addEventListener('pagehide', keepAll);
+  document.addEventListener('visibilitychange', keepAll);
 
   // Moving to another page of the site (language, mode, the other demo)
   // carries the demos along.
   document.addEventListener('click', function (e) {
     var a = e.target.closest && e.target.closest('.site-head a');
     if (!a) return;
+    keepAll();
     demos().forEach(function (d) {
       var s = load(snapKey(d)); if (s) store(carryKey(d), s);
     });
@@ -201,6 +216,54 @@
     });
   }
   setInterval(drawTime, 100);
+
+  // Hidden tabs let go. A page hidden for a minute closes its sockets
+  // (normal closure, so htmx-ext-ws does not reconnect) and the server
+  // holds only readers who look; shown again, it reconnects and resumes
+  // from its snapshot (the session may have expired meanwhile: the
+  // snapshot rebuilds it, as after a restart).
+  var HIDDEN_CLOSE_MS = 60000;
+  var sockets = {};  // session id -> the raw WebSocket htmx-ext-ws opened for it
+  var wrappers = {}; // session id -> htmx-ext-ws's socket wrapper (to reconnect)
+  var asleep = false, hideTimer = null;
+  if (window.htmx) {
+    htmx.createWebSocket = function (url) {
+      var ws = new WebSocket(url, []);
+      ws.binaryType = htmx.config.wsBinaryType;
+      var sid = (url.match(/[?&]sid=([0-9a-f]+)/) || [])[1];
+      if (sid) sockets[sid] = ws;
+      return ws;
+    };
+  }
+  document.addEventListener('htmx:wsOpen', function (e) {
+    var d = demoOf(e.target); if (d) wrappers[d.getAttribute('data-sid')] = e.detail.socketWrapper;
+  });
+  function sleepSockets() {
+    hideTimer = null;
+    asleep = true;
+    demos().forEach(function (d) {
+      var ws = sockets[d.getAttribute('data-sid')];
+      d.setAttribute('data-asleep', 'true');
+      if (ws && ws.readyState <= 1) ws.close(1000, 'page hidden');
+    });
+  }
+  function wakeSockets() {
+    if (hideTimer) { clearTimeout(hideTimer); hideTimer = null; }
+    if (!asleep) return;
+    asleep = false;
+    demos().forEach(function (d) {
+      d.removeAttribute('data-asleep');
+      var w = wrappers[d.getAttribute('data-sid')];
+      if (w) w.reconnect();
+    });
+  }
+  document.addEventListener('visibilitychange', function () {
+    if (document.visibilityState === 'hidden') {
+      if (!hideTimer && !asleep) hideTimer = setTimeout(sleepSockets, HIDDEN_CLOSE_MS);
+    } else {
+      wakeSockets();
+    }
+  });
 
   // Inside an iframe, tell the parent our height whenever it changes.
   if (document.body.classList.contains('embed') && window.parent !== window && window.ResizeObserver) {

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"sync"
@@ -60,7 +61,8 @@ func run(ctx context.Context, addr string) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	h := newHub()
 	go h.run(ctx)
-	up := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 4096, WriteBufferPool: &sync.Pool{}}
+	up := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 4096, WriteBufferPool: &sync.Pool{},
+		CheckOrigin: loopbackOrigin}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", func(w http.ResponseWriter, r *http.Request) {
 		ws, err := up.Upgrade(w, r, nil)
@@ -71,6 +73,10 @@ func run(ctx context.Context, addr string) error {
 		h.register <- c
 		go c.writePump()
 		go c.readPump()
+	})
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(echoPage))
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ready\n")) })
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
@@ -162,3 +168,35 @@ func (c *client) writePump() {
 		}
 	}
 }
+
+// loopbackOrigin accepts a socket from a page on a loopback host, whatever
+// its port: the page benchmark (web/bench) opens it from the demo server's
+// origin and from this hub's own page.
+func loopbackOrigin(r *http.Request) bool {
+	u, err := url.Parse(r.Header.Get("Origin"))
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// echoPage is the page benchmark's yardstick in the browser: a button whose
+// click sends a message on a bare WebSocket, and the echo written into the
+// DOM, timed as the demo pages are (window.__bench).
+const echoPage = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>echo</title>
+<link rel="icon" href="data:,"></head><body>
+<button id="b" type="button">send</button> <output id="o" data-value="0">0</output>
+<script>
+var ws = new WebSocket("ws://" + location.host + "/ws"), n = 0, t0 = 0;
+window.__bench = { samples: [], open: false };
+ws.onopen = function () { window.__bench.open = true; };
+document.getElementById("b").addEventListener("click", function () {
+  t0 = performance.now(); ws.send(String(++n));
+});
+ws.onmessage = function (e) {
+  var o = document.getElementById("o");
+  o.textContent = e.data; o.setAttribute("data-value", e.data);
+  window.__bench.samples.push({ total: performance.now() - t0 });
+};
+</script></body></html>`

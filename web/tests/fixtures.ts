@@ -10,6 +10,9 @@
 // Tests wait on state only (data-* attributes, counts, text), never on
 // sleeps: the demo runs in virtual time and says everything it shows in
 // machine-readable attributes (see DESIGN.md, "Contracts").
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
 import { test as base, expect, type BrowserContext, type Locator, type Page } from '@playwright/test';
 
 export { expect };
@@ -198,3 +201,58 @@ export async function stepOperatorToReady(op: Locator) {
 
 /** Hiragana, katakana and CJK ideographs. */
 export const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff]/;
+
+// ---------------------------------------------------------------- servers of a spec's own
+
+// Specs that stop a server under an open page, or need other settings than
+// the suite's webServer, run servers of their own with these.
+
+const BIN = path.resolve(__dirname, '..', '..', 'bin', 'reconcile-demo');
+
+export type Server = { proc: ChildProcess; exited: Promise<number | null>; output: string[] };
+const servers: Server[] = [];
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts ../bin/reconcile-demo on port with env added, and waits until it is ready. */
+export async function startServer(port: number, env: Record<string, string> = {}): Promise<Server> {
+  const proc = spawn(BIN, [], {
+    env: { ...process.env, ADDR: `127.0.0.1:${port}`, SESSION_TTL: '2m', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  proc.stdout!.on('data', (d) => output.push(String(d)));
+  proc.stderr!.on('data', (d) => output.push(String(d)));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const s = { proc, exited, output };
+  servers.push(s);
+  await expect.poll(async () => {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${output.join('')}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
+    } catch {
+      return 0;
+    }
+  }, { timeout: 15_000, message: `server on ${port} ready` }).toBe(200);
+  return s;
+}
+
+/** Kills every server startServer started (for test.afterAll). */
+export async function stopServers() {
+  for (const s of servers.splice(0)) {
+    if (s.proc.exitCode === null && s.proc.signalCode === null) {
+      s.proc.kill('SIGKILL');
+      await s.exited;
+    }
+  }
+}

@@ -2,59 +2,11 @@
 // sends it when its socket opens again, and the new process rebuilds the
 // demo from it. This spec runs servers of its own (not the suite's
 // webServer) so that it can stop one under an open page.
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
-import { test, expect, rcDemo, pod, podsIn, waitOpen, waitConverged } from './fixtures';
-
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'reconcile-demo');
-
-type Server = { proc: ChildProcess; exited: Promise<number | null>; output: string[] };
-const servers: Server[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(port: number): Promise<Server> {
-  const proc = spawn(BIN, [], {
-    env: { ...process.env, ADDR: `127.0.0.1:${port}`, SESSION_TTL: '2m' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  proc.stdout!.on('data', (d) => output.push(String(d)));
-  proc.stderr!.on('data', (d) => output.push(String(d)));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  const s = { proc, exited, output };
-  servers.push(s);
-  await expect.poll(async () => {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${output.join('')}`);
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
-    } catch {
-      return 0;
-    }
-  }, { timeout: 15_000, message: `server on ${port} ready` }).toBe(200);
-  return s;
-}
+import { test, expect, rcDemo, pod, podsIn, waitOpen, waitConverged, freePort, startServer, stopServers } from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
-test.afterAll(async () => {
-  for (const s of servers) {
-    if (s.proc.exitCode === null && s.proc.signalCode === null) {
-      s.proc.kill('SIGKILL');
-      await s.exited;
-    }
-  }
-});
+test.afterAll(stopServers);
 
 test('a restarted server rebuilds the demo from the page\'s snapshot', async ({ page, errors }, testInfo) => {
   test.setTimeout(90_000);
