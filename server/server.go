@@ -120,6 +120,7 @@ func (s *Server) Run(ctx context.Context) {
 		<-ctx.Done()
 		s.draining.Store(true)
 	}()
+	defer s.draining.Store(true) // also when Run returns before that goroutine ran
 	close(s.running)
 	s.hub.run(ctx, s)
 }
