@@ -104,6 +104,7 @@ func (b *mailbox) take() []byte {
 // of a session's stacks.
 type wsConn struct {
 	ws     *websocket.Conn
+	origin string // the page's origin, as its socket's handshake said
 	box    mailbox
 	m      *metrics
 	closed chan struct{} // closed once, by closeWith: the connection is ending

@@ -18,6 +18,9 @@ type metrics struct {
 	actions         *prometheus.CounterVec
 	rejected        *prometheus.CounterVec
 	reconciles      *prometheus.CounterVec
+	rooms           prometheus.Gauge
+	followers       prometheus.Gauge
+	roomLookups     *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -37,8 +40,16 @@ func newMetrics() *metrics {
 			Help: "Refused visitor inputs, by reason."}, []string{"reason"}),
 		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_reconciles_total",
 			Help: "Reconciles run by the demos' controllers, by demo."}, []string{"demo"}),
+		rooms: prometheus.NewGauge(prometheus.GaugeOpts{Name: "reconcile_demo_rooms",
+			Help: "Open rooms whose owner's session is on this process."}),
+		followers: prometheus.NewGauge(prometheus.GaugeOpts{Name: "reconcile_demo_room_followers",
+			Help: "Sockets following a room on this process, whoever owns the room."}),
+		roomLookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_room_lookups_total",
+			Help: "Room codes looked up by followers' pages and sockets, by result (here, elsewhere, not_found, limited)."},
+			[]string{"result"}),
 	}
 	m.reg.MustRegister(m.sessions, m.sockets, m.framesSent, m.framesCoalesced, m.actions, m.rejected, m.reconciles,
+		m.rooms, m.followers, m.roomLookups,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

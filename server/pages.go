@@ -53,7 +53,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 	lang := ui.ParseLang(q.Get("lang"))
 	s.securityHeaders(w, embed)
 	if s.draining.Load() || s.hub.live.Load()+int64(len(kinds)) > int64(s.cfg.MaxSessions) ||
-		s.hub.sessionsOf(r.Context(), clientAddr(r))+len(kinds) > s.cfg.MaxSessionsPerAddr {
+		s.hub.sessionsOf(r.Context(), s.clientAddr(r))+len(kinds) > s.cfg.MaxSessionsPerAddr {
 		w.Header().Set("Retry-After", "30")
 		s.render(w, r, http.StatusServiceUnavailable, ui.MessagePage(lang, ui.T(lang, "busy.title"), ui.T(lang, "busy.body")))
 		return

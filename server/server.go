@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +38,26 @@ type Config struct {
 	// actions per second, and how many may come at once. Default to 20 and 40.
 	ActionRate  float64
 	ActionBurst int
+	// RoomFollowers caps the followers of one room (on each replica).
+	// Defaults to 500.
+	RoomFollowers int
+	// RoomsPerAddr caps the rooms open at once from one address. Defaults
+	// to 10.
+	RoomsPerAddr int
+	// RoomLookups and RoomLookupBurst bound the wrong room codes an address
+	// may try: a token bucket, per minute. Default to 20 and 10, so codes
+	// cannot be guessed in bulk.
+	RoomLookups     float64
+	RoomLookupBurst int
+	// TrustedProxies are the proxies (load balancers) whose X-Forwarded-For
+	// names the client: behind one, every visitor has the proxy's address,
+	// and per-address limits would block a whole school or nobody. Empty by
+	// default: the peer's address is the client's.
+	TrustedProxies []netip.Prefix
+	// NATSURL joins replicas into one set of rooms (followers may land on
+	// another replica than their room's owner). Empty: rooms live on their
+	// owner's process.
+	NATSURL string
 	// Demos are the demos served, in the order of the chapters' index.
 	// Defaults to the registry (demos.All).
 	Demos []demo.Kind
@@ -70,6 +92,18 @@ func (c Config) withDefaults() Config {
 	if c.Demos == nil {
 		c.Demos = demos.All()
 	}
+	if c.RoomFollowers <= 0 {
+		c.RoomFollowers = 500
+	}
+	if c.RoomsPerAddr <= 0 {
+		c.RoomsPerAddr = 10
+	}
+	if c.RoomLookups <= 0 {
+		c.RoomLookups = 20
+	}
+	if c.RoomLookupBurst <= 0 {
+		c.RoomLookupBurst = 10
+	}
 	return c
 }
 
@@ -84,7 +118,9 @@ type Server struct {
 	hub      *hub
 	assets   map[string]*asset
 	draining atomic.Bool
-	running  chan struct{} // closed when Run has started the hub
+	running  chan struct{}   // closed when Run has started the hub
+	ctx      context.Context // Run's: mirrors end with it
+	bus      *bus            // NATS between replicas, or nil
 }
 
 // New returns a server. It starts no goroutine: Run does.
@@ -107,8 +143,14 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, opt: cfg.Sim, kinds: kinds, log: cfg.Logger, metrics: m, hub: newHub(m), assets: assets,
-		running: make(chan struct{})}, nil
+	srv := &Server{cfg: cfg, opt: cfg.Sim, kinds: kinds, log: cfg.Logger, metrics: m, hub: newHub(m), assets: assets,
+		running: make(chan struct{}), ctx: context.Background()}
+	if cfg.NATSURL != "" {
+		if srv.bus, err = dialBus(cfg.NATSURL, cfg.Logger); err != nil {
+			return nil, err
+		}
+	}
+	return srv, nil
 }
 
 // Run runs the session registry until ctx ends. Then it drains: /readyz
@@ -121,6 +163,8 @@ func (s *Server) Run(ctx context.Context) {
 		s.draining.Store(true)
 	}()
 	defer s.draining.Store(true) // also when Run returns before that goroutine ran
+	defer s.bus.close()
+	s.ctx = ctx
 	close(s.running)
 	s.hub.run(ctx, s)
 }
@@ -136,6 +180,7 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc("GET /"+k.Name, s.page(k.Name))
 		mux.HandleFunc("GET /embed/"+k.Name, s.embed(k.Name))
 	}
+	mux.HandleFunc("GET /room/{code}", s.roomPage)
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
@@ -210,11 +255,44 @@ func validKind(name string) bool {
 	return true
 }
 
-// clientAddr is the address per-address limits count: the peer's IP.
-func clientAddr(r *http.Request) string {
+// clientAddr is the address per-address limits count: the peer's IP, or,
+// when the peer is a trusted proxy, the nearest address in its
+// X-Forwarded-For that is not one (the right-most untrusted hop: the
+// addresses before it were written by the client and prove nothing).
+func (s *Server) clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if len(s.cfg.TrustedProxies) == 0 || !s.trusted(host) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		ip, err := netip.ParseAddr(hop)
+		if err != nil {
+			break // a malformed hop: keep the last address we could trust
+		}
+		if !s.trusted(ip.String()) {
+			return ip.Unmap().String()
+		}
+		host = ip.Unmap().String()
 	}
 	return host
+}
+
+// trusted reports whether addr is one of the trusted proxies.
+func (s *Server) trusted(addr string) bool {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }

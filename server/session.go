@@ -23,40 +23,46 @@ type session struct {
 	cmds   chan demo.Command // from the attached connection's readPump
 	attach chan *wsConn      // a new connection takes over
 	detach chan *wsConn      // a connection ended
+	ctl    chan any          // from followers, pages and the bus: see control
 	done   chan struct{}     // closed when run returns
 
 	// Owned by run.
 	demo       demo.Instance
 	conn       *wsConn
-	sent       []uint64  // hash of each fragment last handed to conn, by position; nil: send all
-	errText    string    // the refusal shown until the next accepted action
-	restorable bool      // no action yet: a snapshot may replace the demo
-	lastReal   time.Time // when the demo's clock last advanced
-	reconciles int       // the demo's reconcile count already reported
+	sent       []uint64   // hash of each fragment last handed to conn, by position; nil: send all
+	errText    string     // the refusal shown until the next accepted action
+	restorable bool       // no action yet: a snapshot may replace the demo
+	lastReal   time.Time  // when the demo's clock last advanced
+	expireAt   time.Time  // when the session ends if no connection attaches
+	reconciles int        // the demo's reconcile count already reported
+	origin     string     // the owner's page origin (for a room's join URL)
+	room       *ownedRoom // the room its owner opened, or nil
 }
 
 func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options) *session {
 	return &session{id: id, kind: kind, lang: lang, addr: addr,
 		cmds: make(chan demo.Command, 1), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
-		done: make(chan struct{}), demo: kind.New(opt), restorable: true}
+		ctl: make(chan any), done: make(chan struct{}), demo: kind.New(opt), restorable: true}
 }
 
 // run is the session's goroutine. It ends when no connection has been
 // attached for ttl, or when ctx ends (the server drains), and then tells the
-// hub. It wakes only for a command, a connection, or the moment the demo
-// says something changes by itself: the page runs the clock, the
-// countdowns and the charts' scrolling from each frame, so time alone costs
-// the server nothing.
+// hub. It wakes only for a command, a connection, a room's request, or the
+// moment the demo says something changes by itself: the page runs the
+// clock, the countdowns and the charts' scrolling from each frame, so time
+// alone costs the server nothing.
 func (s *session) run(ctx context.Context, srv *Server) {
 	defer close(s.done)
 	defer srv.hub.remove(s)
+	defer s.closeRoom(srv)
 	s.lastReal = time.Now()
+	s.expireAt = s.lastReal.Add(srv.cfg.SessionTTL)
 	// The page was rendered from this very starting state, so the first
 	// connection needs only what changes after it.
-	s.sent = s.hashes(s.demo.Fragments(s.view()))
-	// One timer serves both waits, which never overlap: while a socket is
-	// attached it wakes the demo when something is due; while none is, it
-	// ends the session at its TTL.
+	s.sent = s.hashes(s.ownerFrags())
+	// One timer serves both waits: the next moment something is due, while
+	// anyone watches, and the end of the TTL, while no connection is
+	// attached.
 	timer := time.NewTimer(srv.cfg.SessionTTL)
 	defer timer.Stop()
 	for {
@@ -71,23 +77,59 @@ func (s *session) run(ctx context.Context, srv *Server) {
 				s.conn.closeWith(closeNormal, "replaced by a newer connection")
 			}
 			s.conn = c
+			s.origin = c.origin
 			s.sent = nil // the page may have missed frames: send everything
 		case c := <-s.detach:
 			if c == s.conn {
 				s.conn = nil
+				s.expireAt = time.Now().Add(srv.cfg.SessionTTL)
 			}
 		case c := <-s.cmds:
 			s.advance()
 			s.handle(c, srv)
+		case m := <-s.ctl:
+			if !s.control(m, srv) {
+				continue
+			}
 		case <-timer.C:
-			if s.conn == nil {
+			if s.conn == nil && !time.Now().Before(s.expireAt) {
 				return // nobody came back within the TTL
 			}
 			s.advance()
 		}
 		s.flush(srv)
-		s.schedule(timer, srv.cfg.SessionTTL)
+		s.schedule(timer)
 	}
+}
+
+// control carries out a request from outside the demo's socket: a
+// follower joins or leaves, a page asks for the demo, another replica
+// joins the room or counts its followers. It reports whether the frames
+// may have changed.
+func (s *session) control(m any, srv *Server) bool {
+	switch m := m.(type) {
+	case followReq:
+		s.advance()
+		s.follow(m.f, srv)
+	case unfollowReq:
+		s.unfollow(m.f, srv)
+	case sectionReq:
+		s.advance()
+		m.reply <- s.section(m.lang)
+		return false
+	case remoteJoin:
+		s.advance()
+		rep := s.section(m.lang)
+		if rep.err == nil {
+			s.room.remote[m.replica] = remoteCount{n: s.room.remote[m.replica].n, seen: time.Now()}
+		}
+		m.reply <- rep
+	case remoteCountMsg:
+		if s.room != nil {
+			s.room.remote[m.replica] = remoteCount{n: m.n, seen: time.Now()}
+		}
+	}
+	return true
 }
 
 // advance moves the demo's virtual time by the real time since last.
@@ -105,8 +147,15 @@ func (s *session) handle(c demo.Command, srv *Server) {
 		return
 	}
 	srv.metrics.actions.WithLabelValues(s.kind.Name, c.Action).Inc()
-	if c.Action == "restore" {
+	switch c.Action {
+	case "restore":
 		s.restore(c, srv)
+		return
+	case demo.RoomOpen:
+		s.openRoom(srv)
+		return
+	case demo.RoomClose:
+		s.closeRoom(srv)
 		return
 	}
 	if err := s.demo.Apply(c); err != nil {
@@ -157,12 +206,13 @@ func (s *session) flush(srv *Server) {
 		srv.metrics.reconciles.WithLabelValues(s.kind.Name).Add(float64(n - s.reconciles))
 		s.reconciles = n
 	}
+	defer s.flushRoom(srv)
 	if s.conn == nil {
 		return
 	}
 	var buf bytes.Buffer
 	var changed []frag
-	frags := s.demo.Fragments(s.view())
+	frags := s.ownerFrags()
 	if len(s.sent) != len(frags) {
 		s.sent = make([]uint64, len(frags)) // zero never matches: everything is sent
 	}
@@ -199,18 +249,29 @@ func (s *session) hashes(frags []demo.Fragment) []uint64 {
 	return out
 }
 
-// schedule arms the timer: while someone watches, for the next moment
-// something changes by itself (and not at all when nothing will); while
-// nobody does, for the end of the TTL. An unwatched demo catches up in one
-// Advance when a connection returns, so it costs no CPU meanwhile.
-func (s *session) schedule(timer *time.Timer, ttl time.Duration) {
+// ownerFrags are the fragments of the owner's page: the demo's and the
+// room panel.
+func (s *session) ownerFrags() []demo.Fragment {
+	return append(s.demo.Fragments(s.view()), s.roomPanel())
+}
+
+// schedule arms the timer for the next moment something changes by itself,
+// while anyone watches (the owner, or a room's follower), and for the end
+// of the TTL while no connection is attached. An unwatched demo catches up
+// in one Advance when someone returns, so it costs no CPU meanwhile.
+func (s *session) schedule(timer *time.Timer) {
 	timer.Stop()
+	wait := time.Duration(-1)
 	if s.conn == nil {
-		timer.Reset(ttl)
-		return
+		wait = max(time.Until(s.expireAt), time.Millisecond)
 	}
-	if due, ok := s.demo.NextDue(); ok {
-		timer.Reset(max(due, time.Millisecond))
+	if s.watched() {
+		if due, ok := s.demo.NextDue(); ok && (wait < 0 || due < wait) {
+			wait = max(due, time.Millisecond)
+		}
+	}
+	if wait >= 0 {
+		timer.Reset(wait)
 	}
 }
 

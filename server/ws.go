@@ -47,6 +47,10 @@ func sameOrigin(r *http.Request) bool {
 // or a page coming back after a restart: it then sends its snapshot).
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	if q.Has("room") {
+		s.serveFollower(w, r)
+		return
+	}
 	kind, sid := s.kinds[q.Get("demo")], q.Get("sid")
 	if kind == nil {
 		http.Error(w, "unknown demo", http.StatusBadRequest)
@@ -62,7 +66,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := ui.ParseLang(q.Get("lang"))
-	sess, _, err := s.hub.joinSession(r.Context(), sid, kind, clientAddr(r), lang)
+	sess, _, err := s.hub.joinSession(r.Context(), sid, kind, s.clientAddr(r), lang)
 	if errors.Is(err, errMismatch) {
 		http.Error(w, "session belongs to another demo", http.StatusBadRequest)
 		return
@@ -81,6 +85,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newWSConn(ws, s.metrics)
+	c.origin = pageOrigin(r)
 	select {
 	case sess.attach <- c:
 	case <-sess.done:
@@ -95,7 +100,14 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	// buffers, request and handler stack (about half of a socket's memory).
 	go func() {
 		defer s.metrics.sockets.Dec()
-		s.readPump(c, sess)
+		s.readPump(c, func(msg []byte) demo.Command { return demo.Decode(sess.kind, msg) }, func(cmd demo.Command) bool {
+			select {
+			case sess.cmds <- cmd:
+				return true
+			case <-sess.done:
+				return false
+			}
+		})
 		select {
 		case sess.detach <- c:
 		case <-sess.done:
@@ -103,10 +115,20 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
+// pageOrigin is the origin of the page a socket comes from: its Origin
+// header (sameOrigin has checked it is this host), or the host it asked.
+func pageOrigin(r *http.Request) string {
+	if o := r.Header.Get("Origin"); o != "" {
+		return o
+	}
+	return "http://" + r.Host
+}
+
 // readPump reads the socket until it fails or is closed. It is the only
-// reader. It refuses what is not a well-formed action (with a fragment the
-// session shows, and a strike), and passes the rest to the session.
-func (s *Server) readPump(c *wsConn, sess *session) {
+// reader. It decodes each message (a refusal is a strike) and delivers the
+// command (to the session, which shows a refusal too) until deliver says
+// the receiver is gone.
+func (s *Server) readPump(c *wsConn, decode func([]byte) demo.Command, deliver func(demo.Command) bool) {
 	defer c.closeWith(closeNormal, "")
 	ws := c.ws
 	ws.SetReadLimit(maxMessage)
@@ -133,7 +155,7 @@ func (s *Server) readPump(c *wsConn, sess *session) {
 		}
 		var cmd demo.Command
 		if bucket.allow(now) {
-			cmd = demo.Decode(sess.kind, msg)
+			cmd = decode(msg)
 		} else {
 			cmd = demo.RateLimited()
 		}
@@ -146,9 +168,7 @@ func (s *Server) readPump(c *wsConn, sess *session) {
 				return
 			}
 		}
-		select {
-		case sess.cmds <- cmd:
-		case <-sess.done:
+		if !deliver(cmd) {
 			return
 		}
 	}
@@ -162,6 +182,14 @@ type bucket struct {
 
 func newBucket(rate float64, burst int) *bucket {
 	return &bucket{rate: rate, burst: float64(burst), tokens: float64(burst), last: time.Now()}
+}
+
+// peek refills the bucket and reports whether a token is there, without
+// taking it.
+func (b *bucket) peek(now time.Time) bool {
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	b.last = now
+	return b.tokens >= 1
 }
 
 func (b *bucket) allow(now time.Time) bool {

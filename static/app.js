@@ -99,6 +99,27 @@
     });
   });
 
+  // A room's follower watches the teacher's demo: its controls are
+  // disabled (the server refuses them anyway), and "try it yourself" carries
+  // the room's last state to a demo of the follower's own.
+  function followerControls(root) {
+    (root || document).querySelectorAll('[data-role="follower"] [ws-send]').forEach(function (b) {
+      b.disabled = true;
+      b.setAttribute('aria-disabled', 'true');
+    });
+  }
+  followerControls();
+  document.addEventListener('htmx:wsAfterMessage', function (e) {
+    var d = demoOf(e.target); if (d && d.getAttribute('data-role') === 'follower') followerControls(d);
+  });
+  document.addEventListener('click', function (e) {
+    var a = e.target.closest && e.target.closest('[data-fork]');
+    if (!a) return;
+    var d = demos()[0];
+    var el = d && d.querySelector('[data-snapshot]');
+    if (el && el.getAttribute('data-snapshot')) store(carryKey(d), el.getAttribute('data-snapshot'));
+  });
+
   // Keyboard shortcuts for a presenter.
   document.addEventListener('pointerdown', function (e) { var d = demoOf(e.target); if (d) active = d; }, true);
   document.addEventListener('focusin', function (e) { var d = demoOf(e.target); if (d) active = d; });

@@ -77,6 +77,28 @@ func List(l Lang, items []string) string {
 // Japanese wording follows the chapters (desired state, observed state, 調整,
 // 差あり, 一致, …).
 var shared = Catalog{
+	// rooms: a class follows the teacher's demo
+	"room.open":          {"クラスで共有", "Share with the class"},
+	"room.title":         {"クラスで共有中", "Shared with the class"},
+	"room.code":          {"ルームコード", "Room code"},
+	"room.followers":     {"%d 人が見ています", "%d following"},
+	"room.hint":          {"生徒はこの QR コードか URL を開くと、このデモを自分の画面で見られます(操作はできません)。", "Students open this QR code or URL to follow this demo on their own screens (they cannot act on it)."},
+	"room.close":         {"共有を終える", "Stop sharing"},
+	"room.qr":            {"参加用 QR コード: %s", "QR code to join: %s"},
+	"room.banner":        {"ルーム %s", "Room %s"},
+	"room.banner.what":   {"先生の「%s」をそのまま表示しています。見るだけで、操作はできません。", "You are following the teacher's \"%s\" as it happens. You can watch, not act."},
+	"room.ended":         {"このルームは終了しました。最後の状態から「自分で試す」ことができます。", "This room has ended. You can still try it yourself from its last state."},
+	"room.fork":          {"自分で試す", "Try it yourself"},
+	"room.page":          {"ルーム %s — %s", "Room %s — %s"},
+	"room.notfound":      {"ルームが見つかりません", "Room not found"},
+	"room.notfound.body": {"コード %s のルームはありません(終了したか、コードが違います)。", "There is no room %s (it has ended, or the code is wrong)."},
+	"room.busy":          {"このルームは満員です", "This room is full"},
+	"room.busy.body":     {"参加している人数が上限に達しました。", "The room has as many followers as it can take."},
+	"room.limited":       {"しばらく待ってから試してください", "Please wait before trying again"},
+	"room.limited.body":  {"違うコードが続けて入力されました。少し待ってからもう一度試してください。", "Too many wrong codes in a row. Please wait a moment and try again."},
+	"err.follower":       {"このページは先生のデモを見るだけです。自分で操作するには「自分で試す」を押してください。", "This page only follows the teacher's demo. Press \"Try it yourself\" to act on your own copy."},
+	"err.room":           {"ルームを開けません(同時に開けるルームの上限です)。", "The room could not be opened (too many rooms at once)."},
+
 	// page
 	"nav.index":         {"目次", "Contents"},
 	"index.title":       {"目次: 章ごとのデモ", "Contents: a demo for each chapter"},

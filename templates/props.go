@@ -20,6 +20,7 @@ type PageProps struct {
 	Index   []IndexEntry      // the chapters' index, on the home page only
 	Demos   []templ.Component // each demo's section, rendered by its package
 	Styles  []string          // the demos' own stylesheets, by file name under /static/
+	Banner  *BannerProps      // on a room's follower page: whose demo it is
 }
 
 // NavItem is one link of the site header.

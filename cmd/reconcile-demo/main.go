@@ -3,8 +3,9 @@
 //
 // Configuration comes from the environment: ADDR (default 127.0.0.1:8080),
 // MAX_SESSIONS, MAX_SESSIONS_PER_ADDR, SESSION_TTL, FRAME_ANCESTORS,
-// LOG_FORMAT (text or json) and PPROF_ADDR (profiles on an address of their
-// own, off by default). See the README.
+// LOG_FORMAT (text or json), TRUSTED_PROXIES, NATS_URL, ROOM_MAX_FOLLOWERS,
+// MAX_ROOMS_PER_ADDR and PPROF_ADDR (profiles on an address of their own,
+// off by default). See the README.
 package main
 
 import (
@@ -16,10 +17,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -130,7 +133,8 @@ func config(getenv func(string) string, stderr io.Writer) (server.Config, string
 	for _, v := range []struct {
 		name string
 		dst  *int
-	}{{"MAX_SESSIONS", &cfg.MaxSessions}, {"MAX_SESSIONS_PER_ADDR", &cfg.MaxSessionsPerAddr}} {
+	}{{"MAX_SESSIONS", &cfg.MaxSessions}, {"MAX_SESSIONS_PER_ADDR", &cfg.MaxSessionsPerAddr},
+		{"ROOM_MAX_FOLLOWERS", &cfg.RoomFollowers}, {"MAX_ROOMS_PER_ADDR", &cfg.RoomsPerAddr}} {
 		if s := getenv(v.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n <= 0 {
@@ -147,5 +151,17 @@ func config(getenv func(string) string, stderr io.Writer) (server.Config, string
 		cfg.SessionTTL = d
 	}
 	cfg.FrameAncestors = getenv("FRAME_ANCESTORS")
+	for _, f := range strings.FieldsFunc(getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			ip, ierr := netip.ParseAddr(f)
+			if ierr != nil {
+				return cfg, "", fmt.Errorf("TRUSTED_PROXIES %q: want CIDRs or addresses, comma-separated", f)
+			}
+			p = netip.PrefixFrom(ip, ip.BitLen())
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, p.Masked())
+	}
+	cfg.NATSURL = getenv("NATS_URL")
 	return cfg, addr, nil
 }

@@ -26,6 +26,9 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		{"per addr negative", map[string]string{"MAX_SESSIONS_PER_ADDR": "-3"}, "MAX_SESSIONS_PER_ADDR"},
 		{"ttl without unit", map[string]string{"SESSION_TTL": "10"}, "SESSION_TTL"},
 		{"unknown log format", map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
+		{"trusted proxy not an address", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, lb.example"}, "TRUSTED_PROXIES"},
+		{"followers zero", map[string]string{"ROOM_MAX_FOLLOWERS": "0"}, "ROOM_MAX_FOLLOWERS"},
+		{"rooms per addr a word", map[string]string{"MAX_ROOMS_PER_ADDR": "few"}, "MAX_ROOMS_PER_ADDR"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := config(env(tc.env), io.Discard)
@@ -43,6 +46,20 @@ func TestConfigDefaultsAndValues(t *testing.T) {
 	}
 	if addr != "127.0.0.1:8080" || cfg.MaxSessions != 7 || cfg.SessionTTL != 90*time.Second || cfg.FrameAncestors != "https://book.example" {
 		t.Fatalf("config = %+v, addr %q", cfg, addr)
+	}
+	cfg, _, err = config(env(map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7,fd00::/8",
+		"ROOM_MAX_FOLLOWERS": "40", "MAX_ROOMS_PER_ADDR": "3", "NATS_URL": "nats://127.0.0.1:4222"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.0/8", "192.0.2.7/32", "fd00::/8"}
+	if len(cfg.TrustedProxies) != len(want) || cfg.RoomFollowers != 40 || cfg.RoomsPerAddr != 3 || cfg.NATSURL != "nats://127.0.0.1:4222" {
+		t.Fatalf("config = %+v", cfg)
+	}
+	for i, p := range cfg.TrustedProxies {
+		if p.String() != want[i] {
+			t.Errorf("trusted proxy %d = %s, want %s", i, p, want[i])
+		}
 	}
 }
 

@@ -48,6 +48,8 @@ const (
 	ReasonBinary        = "binary"
 	ReasonTooBig        = "too_big"
 	ReasonOrigin        = "origin"
+	ReasonRoom          = "room"
+	ReasonFollower      = "follower"
 )
 
 // Refuse returns a rejection whose sentence is the shared catalog's key.
@@ -112,6 +114,14 @@ func Bool(key string) Action {
 	}}
 }
 
+// The actions every demo accepts beside its own and restore: a teacher
+// opens a room for the class to follow the demo, and closes it. The session
+// carries them out; the demo never sees them.
+const (
+	RoomOpen  = "room-open"
+	RoomClose = "room-close"
+)
+
 // MaxNameLen bounds a name in a message.
 const MaxNameLen = 40
 
@@ -139,8 +149,11 @@ func Decode(k *Kind, msg []byte) Command {
 		return refused(wrongField("action"))
 	}
 	act, ok := k.Actions[name]
-	if name == "restore" {
+	switch name {
+	case "restore":
 		act, ok = restore, true
+	case RoomOpen, RoomClose: // the session's, for every demo: rooms
+		act, ok = Action{}, true
 	}
 	if !ok {
 		return refused(Refuse(ReasonUnknownAction, "err.action", strconv.Quote(Clip(name))))
