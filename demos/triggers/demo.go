@@ -56,7 +56,11 @@ var Kind = demo.Kind{
 		if err := demo.Strict(raw, &snap); err != nil {
 			return nil, err
 		}
-		return RestoreDemo(snap)
+		d, err := RestoreDemo(snap)
+		if err != nil {
+			return nil, err // no typed nil inside the interface
+		}
+		return d, nil
 	},
 	CSS: css,
 	// Each is valid in any state or harmlessly refused (a kill of a pod
