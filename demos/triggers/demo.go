@@ -41,6 +41,7 @@ var Kind = demo.Kind{
 		"kill":           demo.Name("pod"),
 		"replicas-inc":   {},
 		"replicas-dec":   {},
+		"set-replicas":   demo.Int("replicas", 0, engine.MaxDesired), // no button: for the load generator and scripts
 		"drop-events":    demo.Bool("on"),
 		"duplicate-next": {},
 		"swap-next":      {},
@@ -66,7 +67,8 @@ var Kind = demo.Kind{
 	// Each is valid in any state or harmlessly refused (a kill of a pod
 	// already gone, a count at its bound, a restart under way); reset brings
 	// pod-2 back.
-	Load: []string{`{"action":"kill","pod":"pod-2"}`, `{"action":"duplicate-next"}`, `{"action":"replicas-inc"}`,
+	Load: []string{`{"action":"kill","pod":"pod-2"}`, `{"action":"duplicate-next"}`, `{"action":"set-replicas","replicas":"5"}`,
+		`{"action":"replicas-inc"}`,
 		`{"action":"swap-next"}`, `{"action":"replicas-dec"}`, `{"action":"step"}`, `{"action":"restart"}`,
 		`{"action":"drop-events","on":false}`, `{"action":"reset"}`},
 }
@@ -83,9 +85,12 @@ func (d *Demo) Apply(c demo.Command) error {
 		if err := d.Kill(c.Name); err != nil {
 			return demo.RefuseIn(words, demo.ReasonUnknownTarget, "err.pod", demo.Clip(c.Name))
 		}
-	case "replicas-inc", "replicas-dec":
-		n := d.w.Desired() + 1
-		if c.Action == "replicas-dec" {
+	case "replicas-inc", "replicas-dec", "set-replicas":
+		n := c.N
+		switch c.Action {
+		case "replicas-inc":
+			n = d.w.Desired() + 1
+		case "replicas-dec":
 			n = d.w.Desired() - 1
 		}
 		if err := d.SetDesired(n); err != nil {

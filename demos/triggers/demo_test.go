@@ -54,6 +54,7 @@ func TestRefusals(t *testing.T) {
 			}
 			return d
 		}, demo.Command{Action: "replicas-dec"}, demo.ReasonOutOfRange, "between 0 and 10"},
+		{"a count past the bound, had the wire let it through", NewDemo, demo.Command{Action: "set-replicas", N: 11}, demo.ReasonOutOfRange, "between 0 and 10"},
 		{"restart while restarting", restarting, demo.Command{Action: "restart"}, demo.ReasonOutOfRange, "restarting"},
 		{"step while restarting", restarting, demo.Command{Action: "step"}, demo.ReasonOutOfRange, "restarting"},
 	}
@@ -95,6 +96,11 @@ func TestActions(t *testing.T) {
 			t.Fatalf("%v stream not armed: %+v", s, v)
 		}
 	}
+	apply(t, d, demo.Command{Action: "set-replicas", N: 7})
+	if d.w.Desired() != 7 {
+		t.Fatalf("set-replicas 7: desired %d", d.w.Desired())
+	}
+	apply(t, d, demo.Command{Action: "set-replicas", N: 3})
 	apply(t, d, demo.Command{Action: "replicas-inc"})
 	apply(t, d, demo.Command{Action: "replicas-inc"})
 	apply(t, d, demo.Command{Action: "replicas-dec"})
@@ -121,7 +127,7 @@ func TestActions(t *testing.T) {
 func TestKindDecodesItsActions(t *testing.T) {
 	ok := []string{
 		`{"action":"kill","pod":"pod-1","HEADERS":{"HX-Trigger-Name":null}}`,
-		`{"action":"replicas-inc"}`, `{"action":"replicas-dec"}`,
+		`{"action":"replicas-inc"}`, `{"action":"replicas-dec"}`, `{"action":"set-replicas","replicas":"10"}`,
 		`{"action":"drop-events","on":true}`, `{"action":"drop-events","on":"false"}`,
 		`{"action":"duplicate-next"}`, `{"action":"swap-next"}`, `{"action":"restart"}`,
 		`{"action":"step"}`, `{"action":"pause","paused":true}`, `{"action":"speed","speed":"2"}`, `{"action":"reset"}`,
@@ -134,7 +140,8 @@ func TestKindDecodesItsActions(t *testing.T) {
 	bad := []string{
 		`{"action":"kill"}`, `{"action":"kill","pod":""}`, `{"action":"kill","pod":3}`,
 		`{"action":"drop-events"}`, `{"action":"drop-events","on":null}`, `{"action":"drop-events","on":"yes"}`,
-		`{"action":"restart","now":true}`, `{"action":"set-replicas","replicas":4}`, `{"action":"controller","on":true}`,
+		`{"action":"restart","now":true}`, `{"action":"set-replicas","replicas":11}`, `{"action":"set-replicas","replicas":-1}`,
+		`{"action":"set-replicas"}`, `{"action":"controller","on":true}`,
 		`{"action":"speed","speed":"3"}`,
 	}
 	for _, m := range bad {

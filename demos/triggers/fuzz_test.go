@@ -94,6 +94,7 @@ const (
 	opSpeed          // speed 0.5, 1 or 2 (arg%3)
 	opReset          // reset
 	opRestore        // continue with the demo rebuilt from its snapshot
+	opSet            // set-replicas arg%13-1: -1 and 11 are past the bounds
 	numOps
 )
 
@@ -133,6 +134,8 @@ func command(code, arg byte) demo.Command {
 		return demo.Command{Action: "pause", On: arg%2 == 1}
 	case opSpeed:
 		return demo.Command{Action: "speed", Speed: sim.Speed(arg % 3)}
+	case opSet:
+		return demo.Command{Action: "set-replicas", N: int(arg%13) - 1}
 	}
 	return demo.Command{Action: "reset"}
 }

@@ -133,9 +133,6 @@ func (d *Demo) count() {
 // Reconciles returns how many times the level controller has reconciled.
 func (d *Demo) Reconciles() int { return d.reconciles }
 
-// World returns the engine, for the view to read (never to change).
-func (d *Demo) World() *engine.World { return d.w }
-
 // Note returns the reset or restore shown at the head of both logs.
 func (d *Demo) Note() (sim.Event, bool) {
 	if d.note == nil {
