@@ -172,7 +172,7 @@ func checkInvariants(t *testing.T, d *Demo, render bool) {
 		if (dp.State == "converged") != v.Converged {
 			t.Fatalf("%v side: diff state %q, converged %v", s, dp.State, v.Converged)
 		}
-		if dp.State == "stuck" && (s == engine.Level || v.Restarting) {
+		if (dp.State == "stuck" || dp.State == "held") && (s == engine.Level || v.Restarting) {
 			t.Fatalf("%v side said stuck: %+v", s, v)
 		}
 	}

@@ -64,7 +64,7 @@ type PodProps struct {
 // DiffProps is a side's diff line.
 type DiffProps struct {
 	Converged bool
-	State     string // converged|starting|catchup|waiting|stuck|down
+	State     string // converged|starting|catchup|waiting|held|stuck|down
 	Head      string
 	Detail    string
 }
@@ -181,15 +181,18 @@ func sideProps(l ui.Lang, now time.Duration, v engine.SideView) SideProps {
 
 // diffProps says whether a side converged and, if not, what comes of it.
 // The edge side is stuck when it is off and nothing is on its way to it:
-// no event it will hear can tell it about the difference.
+// no event it will hear can tell it about the difference. An event held
+// for a swap is not on its way: it waits for a partner that only a change
+// by the visitor would bring.
 func diffProps(l ui.Lang, v engine.SideView) DiffProps {
 	dp := DiffProps{Converged: v.Converged, Detail: F(l, "tr.diff.detail", v.Desired, v.Alive, v.Running)}
 	if v.Failed > 0 {
 		dp.Detail += F(l, "tr.diff.failed", v.Failed)
 	}
-	flying := false
+	flying, held := false, false
 	for _, e := range v.Stream {
-		flying = flying || e.InFlight > 0 || e.Held
+		flying = flying || e.InFlight > 0
+		held = held || e.Held
 	}
 	differs := v.Alive != v.Desired || v.Failed > 0
 	switch {
@@ -203,6 +206,8 @@ func diffProps(l ui.Lang, v engine.SideView) DiffProps {
 		dp.State = "catchup"
 	case flying:
 		dp.State = "waiting"
+	case held:
+		dp.State = "held"
 	default:
 		dp.State = "stuck"
 	}
@@ -364,7 +369,7 @@ func diffClass(state string) string {
 	switch state {
 	case "converged":
 		return "diff-ok"
-	case "stuck", "down":
+	case "stuck", "held", "down":
 		return "diff-need"
 	}
 	return "diff-wait"
@@ -375,7 +380,7 @@ func diffIcon(state string) string {
 	switch state {
 	case "converged":
 		return "✓"
-	case "stuck":
+	case "stuck", "held":
 		return "✕"
 	}
 	return "≠"

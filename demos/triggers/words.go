@@ -47,6 +47,7 @@ var words = templates.Catalog{
 	"tr.diff.starting":  {"差あり: Pod の起動を待っています", "Out of sync: waiting for pods to start"},
 	"tr.diff.catchup":   {"差あり: 次の調整で追いつく", "Out of sync: the next reconcile catches up"},
 	"tr.diff.waiting":   {"差あり: 届くイベントを待っています", "Out of sync: waiting for the events on their way"},
+	"tr.diff.held":      {"差あり: 入れ替えの相方を待つイベントがある(放っておいても届かない)", "Out of sync: an event waits for its swap partner (it will not come by itself)"},
 	"tr.diff.stuck":     {"差あり: 放っておいても直らない(この差を知らせるイベントはもう来ない)", "Out of sync for good: no event will ever tell it"},
 	"tr.diff.down":      {"コントローラ再起動中: 誰も差を埋めない", "Controller restarting: nobody closes the gap"},
 	"tr.diff.detail":    {"desired %d / 生きている %d / Running %d", "desired %d / alive %d / Running %d"},

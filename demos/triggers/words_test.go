@@ -39,7 +39,7 @@ func dynamicKeys() []string {
 	for _, r := range rows {
 		dynamic = append(dynamic, "tr.row."+string(r), "tr.row."+string(r)+".edge", "tr.row."+string(r)+".level")
 	}
-	for _, s := range []string{"converged", "starting", "catchup", "waiting", "stuck", "down"} {
+	for _, s := range []string{"converged", "starting", "catchup", "waiting", "held", "stuck", "down"} {
 		dynamic = append(dynamic, "tr.diff."+s)
 	}
 	for _, s := range sides {
