@@ -7,12 +7,14 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/operator"
 	"github.com/reconcile-demo/reconcile-demo/demos/reconcile"
+	"github.com/reconcile-demo/reconcile-demo/demos/triggers"
 )
 
 // All returns every demo, in the order of the chapters' index.
 func All() []demo.Kind {
 	return []demo.Kind{
 		reconcile.Kind,
+		triggers.Kind,
 		operator.Kind,
 	}
 }

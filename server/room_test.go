@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/reconcile-demo/reconcile-demo/demos"
 )
 
 // follow opens a follower's socket to a room and waits for the first frame,
@@ -68,10 +69,13 @@ func followersShown(owner *wsClient, n string) {
 func TestRoomOnOneServer(t *testing.T) {
 	ts := startServer(t, Config{Sim: quiet})
 	sid := newSID()
-	owner := dial(t, ts, "reconcile", sid, "ja")
-	if len(owner.testids("room-open")) != 1 {
-		t.Fatal("the demo's controls have no room-open button")
+	for _, k := range demos.All() {
+		_, body := ts.get(t, "/"+k.Name, nil)
+		if root := byTestID(parsePage(t, body), k.Name+"-demo"); len(root) != 1 || len(byTestID(root[0], "room-open")) != 1 {
+			t.Errorf("the %s demo has no room-open button", k.Name)
+		}
 	}
+	owner := dial(t, ts, "reconcile", sid, "ja")
 	code := openRoom(t, owner)
 	if !strings.HasSuffix(attr(owner.testids("room-url")[0], "href"), "/room/"+code) || len(owner.testids("room-qr")) != 1 {
 		t.Fatalf("the panel has no join URL or QR code: %s", render(owner.frags["rc-room"]))

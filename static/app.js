@@ -120,6 +120,21 @@
     if (el && el.getAttribute('data-snapshot')) store(carryKey(d), el.getAttribute('data-snapshot'));
   });
 
+  // The room panel folds its QR code away (on the projector it floats over
+  // the demo) and stays folded across the frames that redraw it.
+  var roomFolded = false;
+  function foldRooms() {
+    document.querySelectorAll('.room-panel[data-open="true"]').forEach(function (p) {
+      p.classList.toggle('folded', roomFolded);
+      var b = p.querySelector('[data-room-fold]');
+      if (b) b.setAttribute('aria-expanded', String(!roomFolded));
+    });
+  }
+  document.addEventListener('click', function (e) {
+    if (e.target.closest && e.target.closest('[data-room-fold]')) { roomFolded = !roomFolded; foldRooms(); }
+  });
+  document.addEventListener('htmx:wsAfterMessage', foldRooms);
+
   // Keyboard shortcuts for a presenter.
   document.addEventListener('pointerdown', function (e) { var d = demoOf(e.target); if (d) active = d; }, true);
   document.addEventListener('focusin', function (e) { var d = demoOf(e.target); if (d) active = d; });

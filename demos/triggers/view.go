@@ -1,0 +1,387 @@
+package triggers
+
+import (
+	"strings"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// This file turns the demo's state into its components' props: every
+// sentence comes from the catalog, so the same state reads in either
+// language.
+
+// Props is the demo's state as its components lay it out.
+type Props struct {
+	Lang       ui.Lang
+	Desired    int
+	Max        int
+	Drop       bool
+	DupArmed   bool // armed on either stream
+	SwapArmed  bool
+	Restarting bool
+	UpETA      *ui.ETA // while restarting: when the controllers are back
+	Sides      [2]SideProps
+	Lesson     LessonProps
+	Controls   ui.ControlProps
+	Clock      ui.ClockProps
+	Live       string
+	Error      string
+	Snapshot   string // JSON
+}
+
+// SideProps is one column: a cluster, its stream and its controller.
+type SideProps struct {
+	Side     string // "edge" or "level", as data-trigger spells it
+	ID       string // the prefix of its fragments' ids: "tr-edge"
+	Title    string
+	Sub      string
+	Pods     []PodProps
+	Alive    int
+	Count    PhaseCount
+	Diff     DiffProps
+	Memory   string
+	Known    int // edge: pods the controller remembers; level: -1 (it remembers nothing)
+	Stream   StreamProps
+	Log      []ui.LogLine
+	LogTitle string
+}
+
+// PhaseCount counts a side's pods by phase.
+type PhaseCount struct{ Running, Pending, Failed int }
+
+// PodProps is one pod card.
+type PodProps struct {
+	Name  string
+	Phase string  // the engine's String()
+	ETA   *ui.ETA // while Pending: when it starts
+}
+
+// DiffProps is a side's diff line.
+type DiffProps struct {
+	Converged bool
+	State     string // converged|starting|catchup|waiting|held|stuck|down
+	Head      string
+	Detail    string
+}
+
+// StreamProps is a side's lane of recent events.
+type StreamProps struct {
+	Events    []EventProps
+	DupArmed  bool
+	SwapArmed bool
+}
+
+// EventProps is one chip of a stream.
+type EventProps struct {
+	Seq       int
+	Kind      string // created|running|died|deleted|desired
+	Pod       string
+	Fate      string // delivered|dropped|duplicated|swapped
+	Loss      string // blip|down|restart|overflow, for dropped ones
+	Delivered int    // copies that arrived: 0, 1, 2
+	Flying    bool   // a copy is on its way
+	Held      bool   // the first of a swapped pair, waiting for the second
+	Text      string // "pod-2 died"
+	Mark      string // ✓ ✕ ×2 ⇄ …
+	Label     string // the whole sentence, for screen readers
+}
+
+// LessonProps is the chapter's table with the row that just mattered.
+type LessonProps struct {
+	Active string // the engine's Row; "" before anything mattered
+	Reason string // the engine's Reason
+	Text   string
+	Rows   []RowProps
+}
+
+// RowProps is one row of the table.
+type RowProps struct {
+	Row    string // writes|trigger|missed|recovery|example
+	Head   string
+	Edge   string
+	Level  string
+	Active bool
+}
+
+// sides are the columns, in the page's order: edge | level.
+var sides = [2]engine.Side{engine.Edge, engine.Level}
+
+// rows are the table's rows, in the chapter's order.
+var rows = []engine.Row{engine.RowWrites, engine.RowTrigger, engine.RowMissed, engine.RowRecovery, "example"}
+
+// props builds the demo's props in l, with the refusal errText shown.
+func (d *Demo) props(l ui.Lang, errText string) *Props {
+	w := d.w
+	now := w.Now()
+	p := &Props{Lang: l, Desired: w.Desired(), Max: engine.MaxDesired, Drop: w.Drop(), Error: errText,
+		Controls: ui.ControlProps{Prefix: Prefix, Paused: d.Paused(), Speed: d.Speed().String(),
+			StepText: T(l, "tr.step"), HasReset: true},
+		Clock: ui.ClockProps{Prefix: Prefix, Ms: now.Milliseconds(), Paused: d.Paused(), Speed: d.Speed().String()}}
+	if down, in := w.Restarting(); down {
+		p.Restarting = true
+		p.UpETA = &ui.ETA{At: (now + in).Milliseconds(), Format: T(l, "tr.upin"), Text: F(l, "tr.upin", in.Seconds())}
+	}
+	note, hasNote := d.Note()
+	for i, s := range sides {
+		v := w.View(s)
+		sp := sideProps(l, now, v)
+		if hasNote {
+			sp.Log = withNote(l, note, sp.Log)
+		}
+		p.Sides[i] = sp
+		p.DupArmed = p.DupArmed || v.DuplicateArmed
+		p.SwapArmed = p.SwapArmed || v.SwapArmed
+	}
+	p.Lesson = lessonProps(l, w.Mattered())
+	p.Live = F(l, "tr.live", liveReason(l, p.Lesson), p.Sides[0].Diff.Head, p.Sides[1].Diff.Head)
+	p.Snapshot = demo.MustJSON(d.Snapshot())
+	return p
+}
+
+func sideProps(l ui.Lang, now time.Duration, v engine.SideView) SideProps {
+	name := v.Side.String()
+	sp := SideProps{Side: name, ID: Prefix + "-" + name, Title: T(l, "tr."+name+".title"), Sub: T(l, "tr."+name+".sub"),
+		Alive: v.Alive, Known: -1, LogTitle: T(l, "tr.log."+name)}
+	for _, pod := range v.Pods {
+		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
+		switch pod.Phase {
+		case chapter.Running:
+			sp.Count.Running++
+		case chapter.Pending:
+			sp.Count.Pending++
+			pp.ETA = ui.StartsIn(l, now, pod.StartsIn)
+		case chapter.Failed:
+			sp.Count.Failed++
+		}
+		sp.Pods = append(sp.Pods, pp)
+	}
+	if v.Side == engine.Edge {
+		sp.Known = len(v.Known)
+		known := T(l, "tr.memory.none")
+		if len(v.Known) > 0 {
+			known = strings.Join(v.Known, ", ")
+		}
+		sp.Memory = F(l, "tr.memory.edge", known)
+	} else {
+		sp.Memory = T(l, "tr.memory.level")
+	}
+	sp.Diff = diffProps(l, v)
+	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed}
+	for _, e := range v.Stream {
+		sp.Stream.Events = append(sp.Stream.Events, eventProps(l, e))
+	}
+	sp.Log = logLines(l, v.Side, v.Log)
+	return sp
+}
+
+// diffProps says whether a side converged and, if not, what comes of it.
+// The edge side is stuck when it is off and nothing is on its way to it:
+// no event it will hear can tell it about the difference. An event held
+// for a swap is not on its way: it waits for a partner that only a change
+// by the visitor would bring.
+func diffProps(l ui.Lang, v engine.SideView) DiffProps {
+	dp := DiffProps{Converged: v.Converged, Detail: F(l, "tr.diff.detail", v.Desired, v.Alive, v.Running)}
+	if v.Failed > 0 {
+		dp.Detail += F(l, "tr.diff.failed", v.Failed)
+	}
+	flying, held := false, false
+	for _, e := range v.Stream {
+		flying = flying || e.InFlight > 0
+		held = held || e.Held
+	}
+	differs := v.Alive != v.Desired || v.Failed > 0
+	switch {
+	case v.Converged:
+		dp.State = "converged"
+	case v.Restarting:
+		dp.State = "down"
+	case !differs:
+		dp.State = "starting"
+	case v.Side == engine.Level:
+		dp.State = "catchup"
+	case flying:
+		dp.State = "waiting"
+	case held:
+		dp.State = "held"
+	default:
+		dp.State = "stuck"
+	}
+	dp.Head = T(l, "tr.diff."+dp.State)
+	return dp
+}
+
+func eventText(l ui.Lang, e engine.Event) string {
+	if e.Kind == engine.DesiredChanged {
+		return F(l, "tr.ev.desired", e.Old, e.New)
+	}
+	return F(l, "tr.ev."+string(e.Kind), e.Pod)
+}
+
+func eventProps(l ui.Lang, e engine.StreamEvent) EventProps {
+	ep := EventProps{Seq: e.Seq, Kind: string(e.Kind), Pod: e.Pod, Fate: string(e.Fate), Loss: string(e.Loss),
+		Delivered: e.Delivered, Flying: e.InFlight > 0, Held: e.Held, Text: eventText(l, e.Event)}
+	var fate string
+	switch e.Fate {
+	case engine.Dropped:
+		ep.Mark, fate = "✕", F(l, "tr.fate.dropped", T(l, "tr.loss."+string(e.Loss)))
+	case engine.Duplicated:
+		ep.Mark, fate = "×2", T(l, "tr.fate.duplicated")
+	case engine.Swapped:
+		ep.Mark, fate = "⇄", T(l, "tr.fate.swapped")
+	default:
+		ep.Mark, fate = "✓", T(l, "tr.fate.delivered")
+	}
+	switch {
+	case e.Held:
+		ep.Mark, fate = "⇄ …", fate+", "+T(l, "tr.fate.held")
+	case ep.Flying:
+		ep.Mark, fate = ep.Mark+" …", fate+", "+T(l, "tr.fate.flying")
+	}
+	ep.Label = F(l, "tr.event.label", e.Seq, ep.Text, fate)
+	return ep
+}
+
+// logLines says a side's controller log, newest first: two logs share the
+// page, and the page scrolls only the first to its end, so each log lists
+// its newest line first and its stylesheet shows it at the bottom.
+func logLines(l ui.Lang, s engine.Side, log []engine.LogEntry) []ui.LogLine {
+	out := make([]ui.LogLine, len(log))
+	for i, e := range log {
+		kind, text := levelLine(l, e)
+		if s == engine.Edge {
+			kind, text = edgeLine(l, e)
+		}
+		out[len(log)-1-i] = ui.LogLine{Seq: e.Seq, At: ui.ClockText(e.At), Kind: kind, Text: text}
+	}
+	return out
+}
+
+// levelLine says one recount: why it looked, what it counted, what it did.
+func levelLine(l ui.Lang, e engine.LogEntry) (kind, text string) {
+	var head string
+	switch e.Trigger {
+	case engine.TriggerRestart:
+		return "restart", T(l, "tr.log.level.restart")
+	case engine.TriggerEvent:
+		head = F(l, "tr.log.event", eventText(l, e.Heard))
+		if e.Events > 1 {
+			head = F(l, "tr.log.events", e.Events, eventText(l, e.Heard))
+		}
+	case engine.TriggerResync:
+		head = T(l, "tr.log.resync")
+	case engine.TriggerStep:
+		head = T(l, "tr.log.step")
+	case engine.TriggerStartup:
+		head = T(l, "tr.log.startup")
+	}
+	count := F(l, "tr.log.count", e.Desired, e.Alive)
+	if e.Failed > 0 {
+		count += F(l, "tr.log.failed", e.Failed)
+	}
+	kind, acts := actionsText(l, e.Actions)
+	if e.Trigger == engine.TriggerStartup {
+		kind = "startup"
+	}
+	return kind, head + count + " → " + acts
+}
+
+// edgeLine says one event the edge controller acted on, and what it did.
+func edgeLine(l ui.Lang, e engine.LogEntry) (kind, text string) {
+	switch e.Trigger {
+	case engine.TriggerRestart:
+		return "restart", T(l, "tr.log.edge.restart")
+	case engine.TriggerStartup:
+		return "startup", T(l, "tr.log.edge.startup")
+	}
+	key := "tr.log.heard"
+	switch {
+	case e.Copy == 2:
+		key = "tr.log.heard.again"
+	case e.Heard.Fate == engine.Swapped:
+		key = "tr.log.heard.swapped"
+	}
+	head := F(l, key, eventText(l, e.Heard))
+	if e.Trigger == engine.TriggerStep {
+		head = T(l, "tr.log.edge.step") + head
+	}
+	kind, acts := actionsText(l, e.Actions)
+	return kind, head + acts + F(l, "tr.log.known", e.Known)
+}
+
+// actionsText lists what a controller did; kind is the log line's kind:
+// "create" when it created anything, else "delete" when it deleted
+// anything, else "noop" (nothing done, or only moves that went nowhere).
+func actionsText(l ui.Lang, as []engine.Action) (kind, text string) {
+	if len(as) == 0 {
+		return "noop", T(l, "tr.act.noop")
+	}
+	kind = "noop"
+	texts := make([]string, len(as))
+	for i, a := range as {
+		texts[i] = T(l, "tr.act."+string(a.Kind))
+		if a.Pod != "" {
+			texts[i] = F(l, "tr.act."+string(a.Kind), a.Pod)
+		}
+		switch {
+		case a.Kind == engine.ActCreate:
+			kind = "create"
+		case a.Kind == engine.ActDelete && kind == "noop":
+			kind = "delete"
+		}
+	}
+	return kind, ui.List(l, texts)
+}
+
+// withNote puts the reset or restore note at the end of a log (newest
+// first): every entry of the world's log came after it.
+func withNote(l ui.Lang, n sim.Event, log []ui.LogLine) []ui.LogLine {
+	return append(log, ui.LogLine{Seq: 0, At: ui.ClockText(n.At), Kind: n.Kind, Text: T(l, "log."+n.Kind)})
+}
+
+func lessonProps(l ui.Lang, m engine.Lesson) LessonProps {
+	lp := LessonProps{Active: string(m.Row), Reason: string(m.Reason), Text: T(l, "tr.reason.none")}
+	if m.Row != engine.RowNone {
+		lp.Text = F(l, "tr.reason.at", ui.ClockText(m.At)) + T(l, "tr.reason."+string(m.Reason))
+	}
+	for _, r := range rows {
+		k := "tr.row." + string(r)
+		lp.Rows = append(lp.Rows, RowProps{Row: string(r), Head: T(l, k), Edge: T(l, k+".edge"), Level: T(l, k+".level"),
+			Active: r == m.Row})
+	}
+	return lp
+}
+
+func liveReason(l ui.Lang, lp LessonProps) string {
+	if lp.Active == "" {
+		return ""
+	}
+	return F(l, "tr.live.reason", lp.Text)
+}
+
+// diffClass is the shared diff line's colour for a state: green in sync,
+// amber while something is under way, red when nobody will close the gap.
+func diffClass(state string) string {
+	switch state {
+	case "converged":
+		return "diff-ok"
+	case "stuck", "held", "down":
+		return "diff-need"
+	}
+	return "diff-wait"
+}
+
+// diffIcon is the state's shape, so it never rests on colour alone.
+func diffIcon(state string) string {
+	switch state {
+	case "converged":
+		return "✓"
+	case "stuck", "held":
+		return "✕"
+	}
+	return "≠"
+}

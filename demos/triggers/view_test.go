@@ -1,0 +1,64 @@
+package triggers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
+	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
+)
+
+const ms = time.Millisecond
+
+// TestView checks the fragments, the section, the snapshot and the golden
+// renders of the chapter's stories: the fresh demo, a death lost in a blip,
+// a duplicated death, a restart under way (with a refusal shown), and swaps
+// and duplicates armed with events in flight.
+func TestView(t *testing.T) {
+	demotest.Check(t, Kind, []demotest.State{
+		{Name: "fresh", Build: func() demo.Instance { return Kind.New(demo.Options{}) }},
+		{Name: "dropped", Build: func() demo.Instance {
+			d := NewDemo()
+			apply(t, d, demo.Command{Action: "drop-events", On: true})
+			apply(t, d, demo.Command{Action: "kill", Name: "pod-1"})
+			d.Advance(5 * time.Second) // the level side resyncs and replaces pod-1
+			return d
+		}},
+		{Name: "duplicated", Build: func() demo.Instance {
+			d := NewDemo()
+			apply(t, d, demo.Command{Action: "duplicate-next"})
+			apply(t, d, demo.Command{Action: "kill", Name: "pod-2"})
+			d.Advance(5 * time.Second)
+			return d
+		}},
+		{Name: "restarting", Refusal: demo.RefuseIn(words, demo.ReasonOutOfRange, "tr.err.restarting"), Build: func() demo.Instance {
+			d := NewDemo()
+			apply(t, d, demo.Command{Action: "kill", Name: "pod-1"})
+			d.Advance(100 * ms)
+			apply(t, d, demo.Command{Action: "restart"})
+			apply(t, d, demo.Command{Action: "kill", Name: "pod-2"})
+			d.Advance(700 * ms)
+			return d
+		}},
+		{Name: "armed", Build: func() demo.Instance {
+			d := NewDemo()
+			apply(t, d, demo.Command{Action: "speed", Speed: 2})
+			apply(t, d, demo.Command{Action: "swap-next"})
+			apply(t, d, demo.Command{Action: "replicas-inc"})
+			d.Advance(100 * ms)
+			apply(t, d, demo.Command{Action: "duplicate-next"})
+			apply(t, d, demo.Command{Action: "pause", On: true})
+			return d
+		}},
+	})
+}
+
+func apply(t *testing.T, d *Demo, c demo.Command) {
+	t.Helper()
+	if err := d.Apply(c); err != nil {
+		t.Fatalf("%+v: %v", c, err)
+	}
+}
+
+var _ = engine.Edge
