@@ -29,6 +29,9 @@ import (
 // What the manifests have to agree with: the server's behaviour and sizing.
 const (
 	appName = "reconcile-demo"
+	// natsName is NATS's StatefulSet and Service (nats.yaml): rooms across
+	// replicas.
+	natsName = "nats"
 
 	// After SIGTERM the server fails /readyz, closes its WebSockets with 1012
 	// and exits within this long.
@@ -51,7 +54,9 @@ type manifests struct {
 	files []string // the *.yaml file names, sorted
 
 	deployments []*appsv1.Deployment
-	services    []*corev1.Service
+	services    []*corev1.Service // the demo's (named appName)
+	natsSets    []*appsv1.StatefulSet
+	natsSvcs    []*corev1.Service
 	pdbs        []*policyv1.PodDisruptionBudget
 	hpas        []*autoscalingv2.HorizontalPodAutoscaler
 	kusts       []*kustomization
@@ -111,6 +116,8 @@ func decode(doc []byte) (any, error) {
 	switch tm.APIVersion + "/" + tm.Kind {
 	case "apps/v1/Deployment":
 		obj = &appsv1.Deployment{}
+	case "apps/v1/StatefulSet":
+		obj = &appsv1.StatefulSet{}
 	case "v1/Service":
 		obj = &corev1.Service{}
 	case "policy/v1/PodDisruptionBudget":
@@ -163,7 +170,13 @@ func load(t *testing.T, dir string) *manifests {
 			case *appsv1.Deployment:
 				m.deployments = append(m.deployments, o)
 			case *corev1.Service:
-				m.services = append(m.services, o)
+				if o.Name == natsName {
+					m.natsSvcs = append(m.natsSvcs, o)
+				} else {
+					m.services = append(m.services, o)
+				}
+			case *appsv1.StatefulSet:
+				m.natsSets = append(m.natsSets, o)
 			case *policyv1.PodDisruptionBudget:
 				m.pdbs = append(m.pdbs, o)
 			case *autoscalingv2.HorizontalPodAutoscaler:
@@ -188,6 +201,8 @@ func load(t *testing.T, dir string) *manifests {
 		{"PodDisruptionBudget", len(m.pdbs)},
 		{"HorizontalPodAutoscaler", len(m.hpas)},
 		{"Kustomization", len(m.kusts)},
+		{"NATS StatefulSet", len(m.natsSets)},
+		{"NATS Service", len(m.natsSvcs)},
 	} {
 		if c.n != 1 {
 			t.Errorf("found %d %s objects, want exactly 1", c.n, c.kind)
@@ -749,5 +764,66 @@ func TestKustomizationListsEveryFile(t *testing.T) {
 	got = slices.Compact(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("kustomization resources = %v, want exactly the other *.yaml files %v", k.Resources, want)
+	}
+}
+
+// TestNATS: the NATS server the demo's replicas share for rooms is there,
+// its Service reaches its client port, and the demo's NATS_URL names that
+// Service and port.
+func TestNATS(t *testing.T) {
+	m := load(t, ".")
+	ss, svc := m.natsSets[0], m.natsSvcs[0]
+	if ss.Name != natsName || ss.Spec.ServiceName != natsName {
+		t.Errorf("NATS StatefulSet %q with serviceName %q, want %q", ss.Name, ss.Spec.ServiceName, natsName)
+	}
+	if ss.Spec.Replicas == nil || *ss.Spec.Replicas != 1 {
+		t.Error("NATS runs as one server: rooms are live frames, with nothing to cluster or keep")
+	}
+	if len(ss.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("NATS has %d containers, want 1", len(ss.Spec.Template.Spec.Containers))
+	}
+	c := &ss.Spec.Template.Spec.Containers[0]
+	if !strings.HasPrefix(c.Image, "nats:") {
+		t.Errorf("NATS image %q, want the official nats image", c.Image)
+	}
+	podLabels := labels.Set(ss.Spec.Template.Labels)
+	sel, err := metav1.LabelSelectorAsSelector(ss.Spec.Selector)
+	if err != nil || !sel.Matches(podLabels) {
+		t.Errorf("NATS StatefulSet selector does not match its pods")
+	}
+	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(podLabels) {
+		t.Errorf("NATS Service selector %v does not match its pods %v", svc.Spec.Selector, podLabels)
+	}
+	if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(m.deployment().Spec.Template.Labels)) {
+		t.Error("NATS Service selects the demo's pods")
+	}
+	if len(svc.Spec.Ports) != 1 {
+		t.Fatalf("NATS Service has %d ports, want 1", len(svc.Spec.Ports))
+	}
+	port, ok := containerPort(c, svc.Spec.Ports[0].TargetPort)
+	if !ok {
+		t.Fatalf("NATS Service targetPort %s names no container port", svc.Spec.Ports[0].TargetPort.String())
+	}
+	if svc.Spec.Ports[0].Port != port {
+		t.Errorf("NATS Service port %d, container port %d: clients dial the one NATS listens on", svc.Spec.Ports[0].Port, port)
+	}
+	if c.ReadinessProbe == nil || c.LivenessProbe == nil {
+		t.Error("NATS has no readiness or liveness probe")
+	}
+	if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+		sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Error("NATS container is not read-only and unprivileged")
+	}
+	if c.Resources.Limits.Memory().IsZero() {
+		t.Error("NATS has no memory limit")
+	}
+
+	v, ok := env(t, m.container(t), "NATS_URL")
+	if !ok {
+		t.Fatal("the demo has no NATS_URL: with several replicas, a student on another pod could not follow a room")
+	}
+	want := fmt.Sprintf("nats://%s:%d", svc.Name, svc.Spec.Ports[0].Port)
+	if v != want {
+		t.Errorf("NATS_URL = %q, want %q (the NATS Service)", v, want)
 	}
 }
