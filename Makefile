@@ -55,11 +55,13 @@ check-vendor: web-deps
 	@cmp web/node_modules/htmx-ext-ws/dist/ws.min.js static/ws.min.js || \
 	  { echo "static/ws.min.js differs from the pinned htmx-ext-ws: run 'make vendor'"; exit 1; }
 
-# Debian's Chromium: Playwright cannot download its own browser here.
+# Debian's Chromium: Playwright cannot download its own browser here. It
+# brings no CJK font: without fonts-noto-cjk the Japanese pages (and their
+# screenshots) show empty boxes.
 chromium:
-	@if [ ! -x "$(CHROMIUM)" ]; then \
+	@if [ ! -x "$(CHROMIUM)" ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
 	fi
 
 e2e-deps: web-deps chromium build
