@@ -116,6 +116,23 @@ func Strict(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// RestoreWith makes a Kind's Restore from a demo's own: the snapshot is
+// decoded strictly into S, then rebuilt (and checked) by restore. A failed
+// restore returns a nil Instance, never a typed nil inside one.
+func RestoreWith[S any, D Instance](restore func(Options, S) (D, error)) func(Options, json.RawMessage) (Instance, error) {
+	return func(opt Options, raw json.RawMessage) (Instance, error) {
+		var snap S
+		if err := Strict(raw, &snap); err != nil {
+			return nil, err
+		}
+		d, err := restore(opt, snap)
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+}
+
 // MustJSON returns v as JSON: snapshots are plain structs, so an error is
 // a bug.
 func MustJSON(v any) string {

@@ -5,7 +5,6 @@
 package operator
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/a-h/templ"
@@ -40,14 +39,8 @@ var Kind = demo.Kind{
 		"speed":       demo.Speed,
 		"reset":       demo.Reset,
 	},
-	New: func(opt demo.Options) demo.Instance { return NewDemo(opt, false) },
-	Restore: func(opt demo.Options, raw json.RawMessage) (demo.Instance, error) {
-		var snap Snapshot
-		if err := demo.Strict(raw, &snap); err != nil {
-			return nil, err
-		}
-		return RestoreDemo(opt, snap)
-	},
+	New:     func(opt demo.Options) demo.Instance { return NewDemo(opt, false) },
+	Restore: demo.RestoreWith(RestoreDemo),
 	Load: []demo.LoadStep{
 		{Send: `{"action":"set-members","members":"4"}`, Expect: `data-testid="spec-members" data-value="4"`},
 		{Send: `{"action":"set-members","members":"5"}`, Expect: `data-testid="spec-members" data-value="5"`},

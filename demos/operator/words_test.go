@@ -28,4 +28,5 @@ func TestEveryUsedKeyExists(t *testing.T) {
 	}
 	dynamic = append(dynamic, "trigger.tick", "trigger.step")
 	wordstest.Used(t, words, []string{"*.go", "*.templ"}, dynamic, 25)
+	wordstest.Said(t, words, []string{"*.go", "*.templ"}, dynamic)
 }

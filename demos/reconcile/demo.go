@@ -6,7 +6,6 @@
 package reconcile
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/a-h/templ"
@@ -39,14 +38,8 @@ var Kind = demo.Kind{
 		"speed":        demo.Speed,
 		"reset":        demo.Reset,
 	},
-	New: func(opt demo.Options) demo.Instance { return NewDemo(opt, 3, true) },
-	Restore: func(opt demo.Options, raw json.RawMessage) (demo.Instance, error) {
-		var snap Snapshot
-		if err := demo.Strict(raw, &snap); err != nil {
-			return nil, err
-		}
-		return RestoreDemo(opt, snap)
-	},
+	New:     func(opt demo.Options) demo.Instance { return NewDemo(opt, 3, true) },
+	Restore: demo.RestoreWith(RestoreDemo),
 	Load: []demo.LoadStep{
 		{Send: `{"action":"set-replicas","replicas":"4"}`, Expect: `data-testid="desired" data-value="4"`},
 		{Send: `{"action":"set-replicas","replicas":"5"}`, Expect: `data-testid="desired" data-value="5"`},

@@ -18,4 +18,5 @@ func TestEveryUsedKeyExists(t *testing.T) {
 		dynamic = append(dynamic, "log."+k)
 	}
 	wordstest.Used(t, words, []string{"*.go", "*.templ"}, dynamic, 25)
+	wordstest.Said(t, words, []string{"*.go", "*.templ"}, dynamic)
 }

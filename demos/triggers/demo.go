@@ -8,7 +8,6 @@ package triggers
 
 import (
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -51,19 +50,9 @@ var Kind = demo.Kind{
 		"speed":          demo.Speed,
 		"reset":          demo.Reset,
 	},
-	New: func(demo.Options) demo.Instance { return NewDemo() },
-	Restore: func(_ demo.Options, raw json.RawMessage) (demo.Instance, error) {
-		var snap Snapshot
-		if err := demo.Strict(raw, &snap); err != nil {
-			return nil, err
-		}
-		d, err := RestoreDemo(snap)
-		if err != nil {
-			return nil, err // no typed nil inside the interface
-		}
-		return d, nil
-	},
-	CSS: css,
+	New:     func(demo.Options) demo.Instance { return NewDemo() },
+	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
+	CSS:     css,
 	// The load generator changes the desired count: both controllers then
 	// create or delete pods, through both event streams.
 	Load: []demo.LoadStep{

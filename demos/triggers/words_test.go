@@ -1,10 +1,6 @@
 package triggers
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
@@ -51,27 +47,5 @@ func dynamicKeys() []string {
 // TestEveryWordIsUsed: a key nobody says is a sentence that drifted away
 // from the page.
 func TestEveryWordIsUsed(t *testing.T) {
-	var src strings.Builder
-	for _, pat := range []string{"*.go", "*.templ"} {
-		files, err := filepath.Glob(pat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_templ.go") {
-				continue
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src.Write(b)
-		}
-	}
-	dynamic := dynamicKeys()
-	for k := range words {
-		if !slices.Contains(dynamic, k) && !strings.Contains(src.String(), `"`+k+`"`) {
-			t.Errorf("key %q is in the catalog but nothing says it", k)
-		}
-	}
+	wordstest.Said(t, words, []string{"*.go", "*.templ"}, dynamicKeys())
 }

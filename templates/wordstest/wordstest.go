@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -55,24 +56,9 @@ var lit = regexp.MustCompile(`\b[TF]\([\w.]+,\s*"([a-z][a-z0-9.-]*)"`)
 func Used(t *testing.T, words templates.Catalog, patterns []string, dynamic []string, min int) {
 	t.Helper()
 	used := map[string]bool{}
-	for _, pat := range patterns {
-		files, err := filepath.Glob(pat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_templ.go") {
-				continue
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range lit.FindAllStringSubmatch(string(b), -1) {
-				if !strings.HasSuffix(m[1], ".") {
-					used[m[1]] = true
-				}
-			}
+	for _, m := range lit.FindAllStringSubmatch(source(t, patterns), -1) {
+		if !strings.HasSuffix(m[1], ".") {
+			used[m[1]] = true
 		}
 	}
 	if len(used) < min {
@@ -86,4 +72,42 @@ func Used(t *testing.T, words templates.Catalog, patterns []string, dynamic []st
 			t.Errorf("key %q is used but in no catalog", k)
 		}
 	}
+}
+
+// Said checks the other way round: every key of words is said somewhere
+// in the files matching patterns (as a quoted literal) or is one of the
+// dynamic keys. A key nobody says is a sentence that drifted away from the
+// page.
+func Said(t *testing.T, words templates.Catalog, patterns []string, dynamic []string) {
+	t.Helper()
+	src := source(t, patterns)
+	for k := range words {
+		if !slices.Contains(dynamic, k) && !strings.Contains(src, `"`+k+`"`) {
+			t.Errorf("key %q is in the catalog but nothing says it", k)
+		}
+	}
+}
+
+// source returns the text of the files matching patterns, tests and
+// generated files aside.
+func source(t *testing.T, patterns []string) string {
+	t.Helper()
+	var src strings.Builder
+	for _, pat := range patterns {
+		files, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_templ.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Write(b)
+		}
+	}
+	return src.String()
 }
