@@ -27,7 +27,9 @@
   function load(key) { try { return sessionStorage.getItem(key); } catch (e) { return null; } }
   function drop(key) { try { sessionStorage.removeItem(key); } catch (e) { /* ignore */ } }
 
+  function owned(demo) { return demo.getAttribute('data-role') !== 'follower'; }
   function keepSnapshot(demo) {
+    if (!owned(demo)) return; // a room's follower has no session of its own to restore
     var el = demo.querySelector('[data-snapshot]');
     if (el && el.getAttribute('data-snapshot')) store(snapKey(demo), el.getAttribute('data-snapshot'));
   }
@@ -38,6 +40,7 @@
   document.addEventListener('htmx:wsOpen', function (e) {
     var d = demoOf(e.target); if (!d) return;
     setConn(d, 'open');
+    if (!owned(d)) return;
     var snap = load(snapKey(d));
     var carried = false;
     if (!snap) { snap = load(carryKey(d)); carried = !!snap; }
@@ -259,26 +262,27 @@
   // from its snapshot (the session may have expired meanwhile: the
   // snapshot rebuilds it, as after a restart).
   var HIDDEN_CLOSE_MS = 60000;
-  var sockets = {};  // session id -> the raw WebSocket htmx-ext-ws opened for it
-  var wrappers = {}; // session id -> htmx-ext-ws's socket wrapper (to reconnect)
+  var sockets = {};  // socket query (demo and session, or room) -> the raw WebSocket htmx-ext-ws opened
+  var wrappers = {}; // socket query -> htmx-ext-ws's socket wrapper (to reconnect)
+  function socketKey(url) { return String(url).split('/ws?')[1] || ''; }
+  function demoSocket(d) { return socketKey(d.getAttribute('ws-connect')); }
   var asleep = false, hideTimer = null;
   if (window.htmx) {
     htmx.createWebSocket = function (url) {
       var ws = new WebSocket(url, []);
       ws.binaryType = htmx.config.wsBinaryType;
-      var sid = (url.match(/[?&]sid=([0-9a-f]+)/) || [])[1];
-      if (sid) sockets[sid] = ws;
+      sockets[socketKey(url)] = ws;
       return ws;
     };
   }
   document.addEventListener('htmx:wsOpen', function (e) {
-    var d = demoOf(e.target); if (d) wrappers[d.getAttribute('data-sid')] = e.detail.socketWrapper;
+    var d = demoOf(e.target); if (d) wrappers[demoSocket(d)] = e.detail.socketWrapper;
   });
   function sleepSockets() {
     hideTimer = null;
     asleep = true;
     demos().forEach(function (d) {
-      var ws = sockets[d.getAttribute('data-sid')];
+      var ws = sockets[demoSocket(d)];
       d.setAttribute('data-asleep', 'true');
       if (ws && ws.readyState <= 1) ws.close(1000, 'page hidden');
     });
@@ -289,7 +293,7 @@
     asleep = false;
     demos().forEach(function (d) {
       d.removeAttribute('data-asleep');
-      var w = wrappers[d.getAttribute('data-sid')];
+      var w = wrappers[demoSocket(d)];
       if (w) w.reconnect();
     });
   }
