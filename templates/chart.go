@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,14 +144,20 @@ func LineChart(prefix, title, desc string, now, window time.Duration, series []S
 	}
 	c.Table.Head = []string{"t"}
 	for _, s := range series {
+		// A step line needs a corner only where this series changes: the
+		// samples where only another series moved add nothing to it.
 		var b strings.Builder
 		for i, st := range s.Steps {
-			x0, x1 := xAt(st.At, now), float64(farFuture)
-			if i+1 < len(s.Steps) {
-				x1 = xAt(s.Steps[i+1].At, now)
+			if i > 0 && st.V == s.Steps[i-1].V {
+				continue
 			}
-			y := yOf(st.V)
-			fmt.Fprintf(&b, "%.1f,%.1f %.1f,%.1f ", x0, y, x1, y)
+			if i > 0 {
+				fmt.Fprintf(&b, "%s,%s ", num(xAt(st.At, now)), num(yOf(s.Steps[i-1].V)))
+			}
+			fmt.Fprintf(&b, "%s,%s ", num(xAt(st.At, now)), num(yOf(st.V)))
+		}
+		if len(s.Steps) > 0 {
+			fmt.Fprintf(&b, "%d,%s", farFuture, num(yOf(s.Steps[len(s.Steps)-1].V)))
 		}
 		c.Lines = append(c.Lines, ChartLine{Class: s.Class, Points: strings.TrimSpace(b.String())})
 		c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
@@ -230,3 +237,7 @@ func ClockText(d time.Duration) string {
 	s := float64(d%time.Minute) / float64(time.Second)
 	return fmt.Sprintf("%02d:%04.1f", m, s)
 }
+
+// num formats a coordinate with at most one decimal, and none when it is
+// whole: charts are a large part of a frame.
+func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }

@@ -1,0 +1,60 @@
+package templates
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLineChartDrawsSteps: a series is a step line with a corner only where
+// it changes, in deciseconds from the frame's time, reaching far past it;
+// the chart spans the window once the demo is that old, less before.
+func TestLineChartDrawsSteps(t *testing.T) {
+	now := 10 * time.Second
+	c := LineChart("rc", "title", "desc", now, time.Minute, []Series{
+		{Class: "a", Label: "A", Steps: []Step{{0, 1}, {time.Second, 1}, {2 * time.Second, 3}}},
+		{Class: "b", Label: "B", Steps: []Step{{0, 0}, {time.Second, 2}, {2 * time.Second, 2}}},
+	})
+	if c.Top != 5 {
+		t.Fatalf("top %d, want 5 (at least)", c.Top)
+	}
+	// y of v: 144 - v/5*144.
+	want := []string{
+		"-100,115.2 -80,115.2 -80,57.6 1000000,57.6",
+		"-100,144 -90,144 -90,86.4 1000000,86.4",
+	}
+	for i, ln := range c.Lines {
+		if ln.Points != want[i] {
+			t.Errorf("series %s points %q, want %q", ln.Class, ln.Points, want[i])
+		}
+	}
+	if vb := c.viewBox(); vb != "-200.0 0 200.0 144" {
+		t.Errorf("a 10 s old demo spans the first 20 s: viewBox %q", vb)
+	}
+	old := LineChart("rc", "t", "d", 5*time.Minute+300*time.Millisecond, time.Minute, nil)
+	if vb := old.viewBox(); vb != "-600.0 0 600.0 144" {
+		t.Errorf("an old demo spans the window: viewBox %q", vb)
+	}
+	if len(c.Table.Rows) != 3 || strings.Join(c.Table.Rows[2], " ") != "00:02.0 3 2" {
+		t.Errorf("table %v", c.Table.Rows)
+	}
+}
+
+func TestXTicks(t *testing.T) {
+	for _, tc := range []struct {
+		span time.Duration
+		want string
+	}{
+		{20 * time.Second, "-20s -15s -10s -5s 0s"},
+		{60 * time.Second, "-60s -45s -30s -15s 0s"},
+		{42 * time.Second, "-30s -15s 0s"},
+	} {
+		var got []string
+		for _, tk := range XTicks(tc.span) {
+			got = append(got, tk.Label)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("XTicks(%v) = %v, want %s", tc.span, got, tc.want)
+		}
+	}
+}
