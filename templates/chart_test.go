@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +57,25 @@ func TestXTicks(t *testing.T) {
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("XTicks(%v) = %v, want %s", tc.span, got, tc.want)
 		}
+	}
+}
+
+// TestLogShowsTheNewestLines: a page shows at most LogShown lines, the
+// newest, oldest first.
+func TestLogShowsTheNewestLines(t *testing.T) {
+	var lines []LogLine
+	for i := 1; i <= LogShown+6; i++ {
+		lines = append(lines, LogLine{Seq: i, At: "00:00.0", Kind: "k", Text: "line"})
+	}
+	var b strings.Builder
+	if err := Log(Ja, "rc", "log", lines).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	if n := strings.Count(html, "<li "); n != LogShown {
+		t.Fatalf("%d lines shown, want %d", n, LogShown)
+	}
+	if !strings.Contains(html, `data-seq="7"`) || strings.Contains(html, `data-seq="6"`) || !strings.Contains(html, `data-value="24"`) {
+		t.Fatalf("not the newest lines: %.300s", html)
 	}
 }

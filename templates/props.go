@@ -74,6 +74,10 @@ type ControlProps struct {
 	Disabled      bool // a room's follower watches but cannot act
 }
 
+// LogShown is how many of a log's newest lines a page shows: the panel
+// shows about ten at once, and every line is in the frames that change it.
+const LogShown = 24
+
 // LogLine is one line of a log.
 type LogLine struct {
 	Seq  int
