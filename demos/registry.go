@@ -4,6 +4,7 @@
 package demos
 
 import (
+	"github.com/reconcile-demo/reconcile-demo/demos/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/operator"
 	"github.com/reconcile-demo/reconcile-demo/demos/reconcile"
@@ -14,5 +15,6 @@ func All() []demo.Kind {
 	return []demo.Kind{
 		reconcile.Kind,
 		operator.Kind,
+		controlplane.Kind,
 	}
 }
