@@ -80,6 +80,8 @@ type ArrowProps struct {
 	Label                string  // "POST Deployment", "RunPodSandbox + PullImage ×3"
 	LabelX, LabelY       float64
 	Via                  []ViaBox
+	ViaList              string // the hops, comma-separated: "dockershim,dockerd"
+	Image                string // the image a PullImage pulls
 	New                  bool   // the newest message: highlighted
 	Text                 string // a sentence, for the title and the list read aloud
 }
@@ -194,7 +196,7 @@ func podSuffix(name string) string {
 // arrow places message m on row i of a diagram whose lanes are at xs.
 func arrow(l ui.Lang, m cp.Message, i int, xs map[string]float64, left string) ArrowProps {
 	a := ArrowProps{Seq: m.Seq, Step: m.Step, From: m.From, To: m.To, Kind: m.Kind, Verb: m.Verb, Reason: m.Reason,
-		Objects: len(m.Objects), Y: rowY(i), BandY: float64(seqTop + i*seqRowH), Left: left, Label: label(m), Text: messageText(l, m)}
+		Objects: len(m.Objects), ViaList: strings.Join(m.Via, ","), Image: m.Image, Y: rowY(i), BandY: float64(seqTop + i*seqRowH), Left: left, Label: label(m), Text: messageText(l, m)}
 	from, to := xs[m.From], xs[m.To]
 	dir := 1.0
 	if to < from {

@@ -29,7 +29,7 @@ const (
 	opPreset    // scheduler (even) or node (odd)
 	opSkip
 	opStep
-	opAdvance // arg × 97 ms of real time
+	opAdvance // arg × 97.013 ms of real time: never whole milliseconds
 	opPause   // arg odd
 	opSpeed   // arg%3
 	opRestore // continue with the demo rebuilt from its snapshot
@@ -114,7 +114,7 @@ func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
 	case opStep:
 		c = demo.Command{Action: "step"}
 	case opAdvance:
-		advance(t, d, time.Duration(arg)*97*time.Millisecond)
+		advance(t, d, time.Duration(arg)*97013*time.Microsecond+time.Duration(arg)%7)
 		return d
 	case opPause:
 		c = demo.Command{Action: "pause", On: arg%2 == 1}

@@ -157,3 +157,28 @@ func nowOf(raw string) string {
 	}
 	return raw[i:j]
 }
+
+// A session advances by the real time it measured, scaled by the speed:
+// never whole milliseconds. Every snapshot taken along the node story
+// restores (the engine keeps the rest under a millisecond), at any speed.
+func TestSnapshotsOfRealTimeRestore(t *testing.T) {
+	for _, sp := range []sim.Speed{sim.Half, sim.Normal, sim.Double} {
+		d := live(t)
+		d.SetSpeed(sp)
+		step := 16*time.Millisecond + 666*time.Microsecond + 7 // a 60 Hz frame, give or take
+		for i := range 6000 {
+			switch i {
+			case 10:
+				must(t, d.Preset(QuizNode))
+			case 200:
+				_ = d.Skip()
+			case 400:
+				must(t, d.SetReplicas(8))
+			}
+			d.Advance(step)
+			if i%50 == 0 {
+				roundTrip(t, d)
+			}
+		}
+	}
+}

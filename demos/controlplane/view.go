@@ -322,17 +322,27 @@ func (d *Demo) nodes(l ui.Lang, st *cp.LiveState) ([]NodeProps, []PodProps, stri
 		if st != nil && i < len(st.CM.Nodes) {
 			nlc = &st.CM.Nodes[i]
 		}
+		alive, doomed := 0, 0
+		for _, pod := range np.Pods {
+			if pod.Phase == string(cp.PhaseTerminating) {
+				doomed++
+			} else {
+				alive++
+			}
+		}
 		switch {
-		case !live:
-		case !n.Kubelet && n.Ready == cp.ConditionTrue && !cmOn:
+		case !live || n.Kubelet:
+		case n.Ready == cp.ConditionTrue && !cmOn:
 			np.Note = T(l, "cp.node.cm-stopped")
-		case !n.Kubelet && n.Ready == cp.ConditionTrue && nlc != nil:
+		case n.Ready == cp.ConditionTrue && nlc != nil:
 			since := now - time.Duration(nlc.SinceAgo)*time.Millisecond
 			at := max(n.LastRenew, since) + cp.NodeMonitorGracePeriod
 			np.ETA = eta(l, now, max(at-now, 0), "cp.eta.unknown", ui.ClockText(n.LastRenew))
-		case n.Tainted && nlc != nil && nlc.Evict && slices.ContainsFunc(np.Pods, func(p PodProps) bool { return p.Phase != string(cp.PhaseTerminating) }) && cmOn:
+		case n.Tainted && alive > 0 && !cmOn:
+			np.Note = T(l, "cp.node.no-eviction")
+		case n.Tainted && alive > 0 && nlc != nil && nlc.Evict:
 			np.ETA = eta(l, now, max(time.Duration(nlc.EvictIn)*time.Millisecond, 0), "cp.eta.evict")
-		case n.Ready != cp.ConditionTrue && !n.Kubelet:
+		case doomed > 0 && alive == 0:
 			np.Note = T(l, "cp.node.gone")
 		}
 		out = append(out, np)

@@ -66,9 +66,9 @@ var words = templates.Catalog{
 	"cp.seq.next":              {"次: %s", "next: %s"},
 	"cp.seq.desc.guide":        {"送ったメッセージ %d/%d", "Messages sent: %d of %d"},
 	"cp.seq.desc.live":         {"直近のメッセージ %d 件(古い順)", "The last %d messages, oldest first"},
-	"cp.legend.write":          {"実線: apiserver への書き込み", "solid: a write to the apiserver"},
-	"cp.legend.watch":          {"点線: watch による通知", "dotted: a watch notification"},
-	"cp.legend.cri":            {"実線: kubelet から containerd への CRI 呼び出し", "solid: a CRI call from the kubelet to containerd"},
+	"cp.legend.write":          {"実線: apiserver への書き込み", "solid: write to the apiserver"},
+	"cp.legend.watch":          {"点線: watch による通知", "dotted: watch notification"},
+	"cp.legend.cri":            {"実線: CRI 呼び出し(kubelet → containerd)", "solid: CRI call (kubelet → containerd)"},
 	"cp.legend.note":           {"controller 同士は一度も直接話していない。", "No two controllers ever talk to each other."},
 	"cp.lane.stopped":          {"停止中", "stopped"},
 	"cp.lane.kubelets-stopped": {"%d/%d 停止", "%d/%d stopped"},
@@ -131,6 +131,7 @@ var words = templates.Catalog{
 	"cp.node.stop":                {"%s の kubelet を止める", "Stop the kubelet of %s"},
 	"cp.node.start":               {"%s の kubelet を起動する", "Start the kubelet of %s"},
 	"cp.node.cm-stopped":          {"controller-manager が止まっているので、誰も Unknown にしない(Ready のまま)。", "The controller-manager is stopped: nobody marks it Unknown (it stays Ready)."},
+	"cp.node.no-eviction":         {"controller-manager が止まっているので、退避の時計は進まない。", "The controller-manager is stopped: nobody counts down to the eviction."},
 	"cp.node.gone":                {"kubelet が戻ると、Terminating の Pod を片付ける。", "When its kubelet is back, it cleans up the Terminating pods."},
 	"cp.node.cap":                 {"Pod %d/%d", "pods %d/%d"},
 	"cp.pod.failed":               {"FailedScheduling ×%d", "FailedScheduling ×%d"},
@@ -153,10 +154,10 @@ var words = templates.Catalog{
 	// the quiz
 	"cp.quiz.title":                {"ふりかえり: クラスタで確かめる", "Quiz: try it on the cluster"},
 	"quiz.scheduler-outage.q":      {"scheduler が 1 分間止まっていたら、その間に apply された Deployment はどうなる?", "If the scheduler is down for a minute, what happens to a Deployment applied meanwhile?"},
-	"quiz.scheduler-outage.button": {"scheduler を 1 分止めて Pod を増やす", "Stop the scheduler for a minute and add pods"},
+	"quiz.scheduler-outage.button": {"scheduler を 1 分止める", "Stop the scheduler for 1 min"},
 	"quiz.scheduler-outage.a":      {"controller は apiserver を watch しているだけなので、scheduler が居なくても ReplicaSet controller は Pod を作る。nodeName が空のまま待ち、scheduler が戻れば続きから処理される。", "The controllers only watch the apiserver, so the ReplicaSet controller makes the pods without the scheduler. They wait with an empty nodeName, and the scheduler, back, carries on from there."},
 	"quiz.node-outage.q":           {"ノードのハートビートが途絶えたら、その上の Pod はどうなる?", "If a node's heartbeats stop, what happens to its pods?"},
-	"quiz.node-outage.button":      {"Pod の多いノードを 1 台止める", "Stop the node with the most pods"},
+	"quiz.node-outage.button":      {"ノードを 1 台止める", "Stop a node"},
 	"quiz.node-outage.a":           {"50 秒ハートビートが無いと node controller が Ready を Unknown にし、その 5 分後から Pod の立ち退きを始める。ReplicaSet controller が足りない分を別のノードに作り、古い Pod は Terminating のまま残る。「次の出来事へ」で待ち時間を飛ばせる。", "After 50 s without a heartbeat the node controller sets Ready to Unknown, and 5 minutes later starts evicting the pods. The ReplicaSet controller makes the missing pods on other nodes; the old ones stay Terminating. Skip to the next event to jump over the waits."},
 
 	// figure 4
