@@ -182,22 +182,29 @@ func (d *Demo) Apply(c demo.Command) error {
 // Fragments renders every fragment of the demo, each owning its id.
 func (d *Demo) Fragments(v demo.View) []demo.Fragment {
 	p := d.props(v.Lang, v.Error)
-	return []demo.Fragment{
+	frags := []demo.Fragment{
 		{ID: "cp-clock", Comp: ui.Clock(v.Lang, p.Clock)},
 		{ID: "cp-guide", Comp: guidePanel(p)},
 		{ID: "cp-sequence", Comp: sequencePanel(p)},
-		{ID: "cp-desired", Comp: desiredPanel(p)},
+		{ID: "cp-apply", Comp: applyPanel(p)},
+		{ID: "cp-objects", Comp: objectsList(p)},
 		{ID: "cp-components", Comp: componentsPanel(p)},
-		{ID: "cp-nodes", Comp: nodesPanel(p)},
-		{ID: "cp-next", Comp: nextPanel(p)},
-		{ID: "cp-controls", Comp: ui.Controls(v.Lang, p.Controls)},
-		{ID: "cp-error", Comp: ui.ErrorBox(v.Lang, Prefix, p.Error)},
-		{ID: "cp-quiz", Comp: quizPanel(p)},
-		{ID: "cp-runtime", Comp: runtimePanel(p)},
-		{ID: "cp-log", Comp: ui.Log(v.Lang, Prefix, T(v.Lang, "cp.log"), p.Log)},
-		{ID: "cp-live", Comp: ui.Live(Prefix, p.LiveText)},
-		{ID: "cp-snapshot", Comp: ui.Snapshot(Prefix, v.SID, p.Snapshot)},
+		{ID: "cp-tray", Comp: trayPanel(p)},
 	}
+	for _, n := range p.Nodes {
+		frags = append(frags, demo.Fragment{ID: "cp-n-" + n.Name, Comp: nodeCard(p, n)})
+	}
+	return append(frags,
+		demo.Fragment{ID: "cp-skip", Comp: skipButton(p)},
+		demo.Fragment{ID: "cp-next-line", Comp: nextLine(p)},
+		demo.Fragment{ID: "cp-controls", Comp: ui.Controls(v.Lang, p.Controls)},
+		demo.Fragment{ID: "cp-error", Comp: ui.ErrorBox(v.Lang, Prefix, p.Error)},
+		demo.Fragment{ID: "cp-quiz", Comp: quizPanel(p)},
+		demo.Fragment{ID: "cp-runtime", Comp: runtimePanel(p)},
+		demo.Fragment{ID: "cp-log", Comp: ui.Log(v.Lang, Prefix, T(v.Lang, "cp.log"), p.Log)},
+		demo.Fragment{ID: "cp-live", Comp: ui.Live(Prefix, p.LiveText)},
+		demo.Fragment{ID: "cp-snapshot", Comp: ui.Snapshot(Prefix, v.SID, p.Snapshot)},
+	)
 }
 
 // Section renders the whole demo for a page.

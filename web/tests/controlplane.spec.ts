@@ -304,6 +304,7 @@ test.describe('controlplane: the live cluster', () => {
     await setReplicas(cp, 0);
     await expect(pods(cp)).toHaveCount(0);
     await expect(cp.getByTestId('replicas-dec')).toBeDisabled();
+    await expect(cp.getByTestId('next')).toHaveAttribute('data-due', 'false');
 
     // Pause: time stops and the apply waits; step delivers one message.
     await cp.getByTestId('pause').click();
@@ -592,6 +593,7 @@ test.describe('controlplane: restart', () => {
       // A live cluster with a dead node comes back with its countdown.
       await cp.getByTestId('guided-finish').click();
       await liveStory(cp);
+      await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'eviction');
       const before = await placement(cp);
       await cp.getByTestId('pause').click();
       await expect(cp.getByTestId('clock')).toHaveAttribute('data-paused', 'true');
@@ -652,7 +654,7 @@ test.describe('screenshots', () => {
       await page.setViewportSize(s.viewport);
       await open(page, s.path);
       await stage(page, s.stage);
-      await page.screenshot({ path: path.join(DIR, `${s.name}.png`), fullPage: s.name !== 'controlplane-phone', animations: 'disabled' });
+      await page.screenshot({ path: path.join(DIR, `${s.name}.png`), fullPage: true, animations: 'disabled' });
       if (s.name === 'controlplane-desktop') {
         await cpDemo(page).getByTestId('sequence').screenshot({ path: path.join(DIR, 'controlplane-sequence.png'), animations: 'disabled' });
       }
