@@ -4,6 +4,7 @@
 package demos
 
 import (
+	"github.com/reconcile-demo/reconcile-demo/demos/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/operator"
 	"github.com/reconcile-demo/reconcile-demo/demos/reconcile"
@@ -16,5 +17,6 @@ func All() []demo.Kind {
 		reconcile.Kind,
 		triggers.Kind,
 		operator.Kind,
+		controlplane.Kind,
 	}
 }

@@ -41,9 +41,14 @@ const maxItems = 1 << 16
 // chapter's kubectl apply unsent (the guide); after the guide's eleventh
 // message it is live.
 type Cluster struct {
-	seed    uint64
-	rand    rng
-	now     time.Duration
+	seed uint64
+	rand rng
+	now  time.Duration // always a whole number of milliseconds
+	// rest is virtual time Advance was given but has not moved the clock by:
+	// less than a millisecond. The clock moves in whole milliseconds, so
+	// every time the engine stores is on a millisecond and a snapshot (in
+	// milliseconds) holds it exactly; the rest carries to the next Advance.
+	rest    time.Duration
 	guide   int  // guided messages delivered, 0..GuideSteps
 	live    bool // time or a command has moved the cluster past the guide
 	runtime Runtime
@@ -113,14 +118,18 @@ func (c *Cluster) Seed() uint64 { return c.seed }
 func (c *Cluster) Now() time.Duration { return c.now }
 
 // Advance lets d of virtual time pass, delivering messages and firing timers
-// as their times come, in time order. During the guide time does not run:
-// Next moves it.
+// as their times come, in time order. The clock moves in whole
+// milliseconds; a rest under a millisecond carries to the next Advance, so
+// many small steps add up. During the guide time does not run: Next moves
+// it.
 func (c *Cluster) Advance(d time.Duration) {
 	if c.guide < GuideSteps || d <= 0 {
 		return
 	}
 	c.live = true
-	target := min(c.now+min(d, maxAdvance), maxClock)
+	d = min(d, maxAdvance) + c.rest
+	c.rest = d % time.Millisecond
+	target := min(c.now+d-c.rest, maxClock)
 	for range maxItems {
 		it, ok := c.next()
 		if !ok || it.at > target {
@@ -145,7 +154,7 @@ func (c *Cluster) NextDue() (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	return it.at - c.now, true
+	return max(it.at-c.now-c.rest, 0), true
 }
 
 // Due is the next thing that happens by itself.
@@ -175,7 +184,7 @@ func (c *Cluster) NextEvent() (Due, bool) {
 	if !ok {
 		return Due{}, false
 	}
-	d := Due{In: it.at - c.now, Name: it.name}
+	d := Due{In: max(it.at-c.now-c.rest, 0), Name: it.name}
 	switch it.kind {
 	case dueMessage:
 		d.Kind, d.Name = DueMessage, it.msg.To

@@ -42,7 +42,10 @@
 //   - Pure and deterministic: no goroutines, no wall clock, no I/O; the only
 //     randomness is a seeded generator in the Cluster (pod names). Time moves
 //     only in Advance, Step and SkipToNext (virtual time; pause and speed
-//     belong to the caller), and in Next during the guide.
+//     belong to the caller), and in Next during the guide. The clock moves
+//     in whole milliseconds, as snapshots count: Advance carries a rest
+//     under a millisecond to its next call (and the snapshot keeps it), so a
+//     caller may advance by any real time it measured.
 //   - NextDue is exact and cheap: routine heartbeats (Lease renewals every
 //     LeaseRenewInterval) are derived from time, never ticked, so a converged
 //     cluster with every node up has nothing due and NextDue returns false.

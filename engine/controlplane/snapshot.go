@@ -34,7 +34,10 @@ type Snapshot struct {
 
 // LiveState is the live cluster in a snapshot.
 type LiveState struct {
-	Now    int64  `json:"now"`
+	Now int64 `json:"now"`
+	// Rest is the virtual time, in nanoseconds under a millisecond, that
+	// Advance was given and has not moved the clock by.
+	Rest   int64  `json:"rest,omitempty"`
 	Rand   string `json:"rand"`
 	RV     int64  `json:"rv"`
 	MsgSeq int    `json:"msgSeq"`
@@ -153,7 +156,7 @@ func (c *Cluster) Snapshot() Snapshot {
 	if !c.live {
 		return s
 	}
-	l := &LiveState{Now: ms(c.now), Rand: strconv.FormatUint(c.rand.s, 10), RV: c.api.rv, MsgSeq: c.msgSeq,
+	l := &LiveState{Now: ms(c.now), Rest: int64(c.rest), Rand: strconv.FormatUint(c.rand.s, 10), RV: c.api.rv, MsgSeq: c.msgSeq,
 		Replicas: c.api.deploy.replicas, DeployRV: c.api.deploy.rv,
 		RSReplicas: c.api.rs.replicas, RSRV: c.api.rs.rv}
 	for _, p := range c.api.sortedPods() {
@@ -249,8 +252,8 @@ func restore(s Snapshot) (*Cluster, error) {
 		return nil, fmt.Errorf("live at guide step %d", s.Guide)
 	}
 	l := s.Live
-	if l.Now < 0 || l.Now > maxSnapshotNow {
-		return nil, fmt.Errorf("time %d out of range", l.Now)
+	if l.Now < 0 || l.Now > maxSnapshotNow || l.Rest < 0 || l.Rest >= int64(time.Millisecond) {
+		return nil, fmt.Errorf("time %d (+%d ns) out of range", l.Now, l.Rest)
 	}
 	r, err := parseUint(l.Rand)
 	if err != nil {
@@ -261,7 +264,7 @@ func restore(s Snapshot) (*Cluster, error) {
 	}
 	c := &Cluster{seed: seed, rand: rng{s: r}, runtime: rt, guide: GuideSteps, live: true}
 	c.init()
-	c.now, c.msgSeq = dur(l.Now), l.MsgSeq
+	c.now, c.rest, c.msgSeq = dur(l.Now), time.Duration(l.Rest), l.MsgSeq
 	c.api.rv = l.RV
 	okRV := func(rv int64) bool { return rv >= 1 && rv <= l.RV }
 	if !inRange(l.Replicas, 0, MaxReplicas) || !inRange(l.RSReplicas, 0, MaxReplicas) || !okRV(l.DeployRV) || !okRV(l.RSRV) {

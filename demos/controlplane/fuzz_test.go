@@ -1,0 +1,243 @@
+package controlplane
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// The fuzz target decodes its input as a program: two bytes per operation,
+// an opcode and an argument.
+const (
+	opNext = iota
+	opBack
+	opFinish
+	opReplicas  // set-replicas int(arg%13)-1: -1 and 11 are out of range
+	opKill      // kill pod arg%len, or an unknown name
+	opComponent // scheduler or controller-manager (arg&1), on (arg&2)
+	opNode      // node arg%3, on (arg&4)
+	opRuntime   // the other stack
+	opPreset    // scheduler (even) or node (odd)
+	opSkip
+	opStep
+	opAdvance // arg × 97.013 ms of real time: never whole milliseconds
+	opPause   // arg odd
+	opSpeed   // arg%3
+	opRestore // continue with the demo rebuilt from its snapshot
+	opReset   // only when arg is 0: reset is rare
+	numOps
+)
+
+const maxOps = 96
+
+func program(ops ...[2]byte) []byte {
+	var b []byte
+	for _, op := range ops {
+		b = append(b, op[0], op[1])
+	}
+	return b
+}
+
+// missingKey finds a catalog key rendered as it is: a word missing from the
+// catalog.
+var missingKey = regexp.MustCompile(`[>" ](cp|log|reason|guide|quiz|why|chapter|err)\.[a-z][a-z0-9.-]*[<"]`)
+
+// FuzzDemo runs random programs of commands and time steps and checks what
+// holds in every state: the clock and the engine agree; NextDue is false
+// while paused or during the guide, and when false nothing changes by
+// itself; a refused command changes nothing; pods stay within bounds; the
+// snapshot is small and round-trips; every fragment renders in both
+// languages with every word found.
+func FuzzDemo(f *testing.F) {
+	f.Add(program([2]byte{opNext, 0}, [2]byte{opNext, 0}, [2]byte{opBack, 0}, [2]byte{opRuntime, 0},
+		[2]byte{opFinish, 0}, [2]byte{opReplicas, 8}, [2]byte{opAdvance, 30}, [2]byte{opKill, 1}, [2]byte{opAdvance, 30}))
+	f.Add(program([2]byte{opPreset, 1}, [2]byte{opSkip, 0}, [2]byte{opAdvance, 9}, [2]byte{opRestore, 0},
+		[2]byte{opSkip, 0}, [2]byte{opAdvance, 40}, [2]byte{opNode, 4}, [2]byte{opAdvance, 40}))
+	f.Add(program([2]byte{opPreset, 0}, [2]byte{opAdvance, 12}, [2]byte{opComponent, 1}, [2]byte{opKill, 0},
+		[2]byte{opPause, 1}, [2]byte{opStep, 0}, [2]byte{opRestore, 0}, [2]byte{opPause, 0}, [2]byte{opComponent, 3},
+		[2]byte{opSpeed, 2}, [2]byte{opAdvance, 200}))
+	f.Add(program([2]byte{opFinish, 0}, [2]byte{opReplicas, 11}, [2]byte{opNode, 0}, [2]byte{opNode, 1},
+		[2]byte{opAdvance, 250}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opReset, 0}))
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		if len(prog) > 2*maxOps {
+			prog = prog[:2*maxOps]
+		}
+		d := NewDemo()
+		for i := 0; i+1 < len(prog); i += 2 {
+			d = runOp(t, d, prog[i]%numOps, prog[i+1])
+			checkInvariants(t, d, i/2)
+		}
+	})
+}
+
+func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
+	t.Helper()
+	var c demo.Command
+	switch op {
+	case opNext:
+		c = demo.Command{Action: "guided-next"}
+	case opBack:
+		c = demo.Command{Action: "guided-back"}
+	case opFinish:
+		c = demo.Command{Action: "guided-finish"}
+	case opReplicas:
+		c = demo.Command{Action: "set-replicas", N: int(arg%13) - 1}
+	case opKill:
+		name := "web-5846cdcf6d-zzzzz"
+		if pods := d.c.Pods(); len(pods) > 0 && arg < 200 {
+			name = pods[int(arg)%len(pods)].Name
+		}
+		c = demo.Command{Action: "kill", Name: name}
+	case opComponent:
+		name := cp.ProcessScheduler
+		if arg&1 == 1 {
+			name = cp.ProcessControllerManager
+		}
+		c = demo.Command{Action: "component", Name: name, On: arg&2 != 0}
+	case opNode:
+		c = demo.Command{Action: "node", Name: cp.NodeNames()[int(arg)%cp.NodeCount], On: arg&4 != 0}
+	case opRuntime:
+		c = demo.Command{Action: "runtime", Name: otherRuntime(string(d.c.Runtime()))}
+	case opPreset:
+		c = demo.Command{Action: "preset", Name: []string{QuizScheduler, QuizNode}[arg%2]}
+	case opSkip:
+		c = demo.Command{Action: "skip"}
+	case opStep:
+		c = demo.Command{Action: "step"}
+	case opAdvance:
+		advance(t, d, time.Duration(arg)*97013*time.Microsecond+time.Duration(arg)%7)
+		return d
+	case opPause:
+		c = demo.Command{Action: "pause", On: arg%2 == 1}
+	case opSpeed:
+		c = demo.Command{Action: "speed", Speed: sim.Speed(arg % 3)}
+	case opRestore:
+		raw := demo.MustJSON(d.Snapshot())
+		in, err := Kind.Restore(demo.Options{}, json.RawMessage(raw))
+		if err != nil {
+			t.Fatalf("restore: %v\n%s", err, raw)
+		}
+		r := in.(*Demo)
+		if again := demo.MustJSON(r.Snapshot()); again != raw {
+			t.Fatalf("round trip:\n got %s\nwant %s", again, raw)
+		}
+		return r
+	case opReset:
+		if arg != 0 {
+			return d
+		}
+		c = demo.Command{Action: "reset"}
+	}
+	before := demo.MustJSON(d.Snapshot())
+	n := d.Reconciles()
+	err := d.Apply(c)
+	var r *demo.Rejection
+	switch {
+	case err == nil:
+	case errors.As(err, &r):
+		if after := demo.MustJSON(d.Snapshot()); after != before {
+			t.Fatalf("refused %+v changed the demo:\n%s\n%s", c, before, after)
+		}
+	default:
+		t.Fatalf("%+v: not a rejection: %v", c, err)
+	}
+	if d.Reconciles() < n {
+		t.Fatalf("%+v: reconciles went down %d → %d", c, n, d.Reconciles())
+	}
+	return d
+}
+
+// advance lets real time pass, checking NextDue against what happens: with
+// nothing due, nothing the page shows changes.
+func advance(t *testing.T, d *Demo, dt time.Duration) {
+	t.Helper()
+	due, ok := d.NextDue()
+	if (d.Paused() || !d.Live()) && ok {
+		t.Fatalf("due %v while paused or during the guide", due)
+	}
+	if ok && due < 0 {
+		t.Fatalf("due in %v", due)
+	}
+	before := observable(d)
+	now := d.Now()
+	d.Advance(dt)
+	switch {
+	case d.Paused() || !d.Live():
+		if d.Now() != now || observable(d) != before {
+			t.Fatal("time ran while paused or during the guide")
+		}
+	case !ok || dt < due:
+		if observable(d) != before {
+			t.Fatalf("nothing was due (%v %v) but %v changed:\n%s\n%s", due, ok, dt, before, observable(d))
+		}
+	}
+}
+
+// observable is what the page shows that could change by itself: pods,
+// nodes (but their Lease, which is derived from the clock), the programs
+// and the messages.
+func observable(d *Demo) string {
+	type nodeState struct {
+		Name    string
+		Ready   cp.ConditionStatus
+		Kubelet bool
+		Tainted bool
+		Pods    int
+	}
+	var nodes []nodeState
+	for _, n := range d.c.Nodes() {
+		nodes = append(nodes, nodeState{n.Name, n.Ready, n.Kubelet, n.Tainted, n.Pods})
+	}
+	var running []bool
+	for _, c := range d.c.Components() {
+		running = append(running, c.Running)
+	}
+	b, _ := json.Marshal([]any{d.c.Pods(), nodes, running, len(d.c.Messages()), len(d.c.InFlight()), d.c.Guide().Step})
+	return string(b)
+}
+
+func checkInvariants(t *testing.T, d *Demo, step int) {
+	t.Helper()
+	checkClock(t, d)
+	if pods := d.c.Pods(); len(pods) > cp.MaxPods {
+		t.Fatalf("op %d: %d pods", step, len(pods))
+	}
+	for _, n := range d.c.Nodes() {
+		if n.Pods > cp.NodeCapacity {
+			t.Fatalf("op %d: %s holds %d pods", step, n.Name, n.Pods)
+		}
+	}
+	if r := d.c.Replicas(); r < 0 || r > cp.MaxReplicas {
+		t.Fatalf("op %d: replicas %d", step, r)
+	}
+	raw := demo.MustJSON(d.Snapshot())
+	if len(raw) > 6<<10 {
+		t.Fatalf("op %d: snapshot of %d bytes", step, len(raw))
+	}
+	if step%8 == 0 {
+		for _, l := range []ui.Lang{ui.Ja, ui.En} {
+			var b bytes.Buffer
+			for _, f := range d.Fragments(demo.View{Lang: l, SID: "s"}) {
+				b.Reset()
+				if err := f.Comp.Render(context.Background(), &b); err != nil {
+					t.Fatalf("op %d: render %s: %v", step, f.ID, err)
+				}
+				if bytes.Contains(b.Bytes(), []byte("%!")) {
+					t.Fatalf("op %d: %s has a format error: %s", step, f.ID, b.String())
+				}
+				if m := missingKey.Find(b.Bytes()); m != nil {
+					t.Fatalf("op %d: %s shows the key %s", step, f.ID, m)
+				}
+			}
+		}
+	}
+}

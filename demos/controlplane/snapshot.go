@@ -1,0 +1,60 @@
+package controlplane
+
+import (
+	"fmt"
+	"strconv"
+
+	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+)
+
+// Snapshot is the demo as the page keeps it: the envelope (the clock and
+// the pace), the engine's own snapshot (during the guide only its seed,
+// runtime and step: the guide is replayed), and the quiz last set up. The
+// envelope's time and the engine's are the same instant.
+type Snapshot struct {
+	sim.Envelope
+	Cluster cp.Snapshot `json:"cluster"`
+	Quiz    string      `json:"quiz,omitempty"`
+}
+
+// Snapshot returns the demo's snapshot.
+func (d *Demo) Snapshot() Snapshot {
+	return Snapshot{Envelope: d.clk.Envelope(Name), Cluster: d.c.Snapshot(), Quiz: d.quiz}
+}
+
+// RestoreDemo rebuilds a demo from a snapshot after checking every field
+// and bound (the engine checks its own). It returns an error, and no demo,
+// for any snapshot this package could not have written: another seed, a
+// quiz that is not one, or an envelope whose time is not the engine's.
+func RestoreDemo(snap Snapshot) (*Demo, error) {
+	clock, err := snap.Envelope.Clock(Name)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Cluster.Seed != strconv.Itoa(Seed) {
+		return nil, fmt.Errorf("snapshot seed %q, want %d", snap.Cluster.Seed, Seed)
+	}
+	switch snap.Quiz {
+	case QuizNone:
+	case QuizScheduler, QuizNode:
+		if snap.Cluster.Live == nil {
+			return nil, fmt.Errorf("snapshot quiz %q during the guide", snap.Quiz)
+		}
+	default:
+		return nil, fmt.Errorf("snapshot quiz %q", snap.Quiz)
+	}
+	c, err := cp.Restore(snap.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	if c.Now() != clock.Now() {
+		return nil, fmt.Errorf("snapshot time %v, the cluster's %v", clock.Now(), c.Now())
+	}
+	d := &Demo{c: c, clk: clock, quiz: snap.Quiz}
+	if snap.Cluster.Live != nil {
+		d.lastSeq = snap.Cluster.Live.MsgSeq
+	}
+	d.sync()
+	return d, nil
+}
