@@ -6,6 +6,7 @@ package demos
 import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/operator"
+	"github.com/reconcile-demo/reconcile-demo/demos/pipeline"
 	"github.com/reconcile-demo/reconcile-demo/demos/reconcile"
 )
 
@@ -14,5 +15,6 @@ func All() []demo.Kind {
 	return []demo.Kind{
 		reconcile.Kind,
 		operator.Kind,
+		pipeline.Kind,
 	}
 }
