@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -249,7 +248,7 @@ func (d *Demo) props(l ui.Lang, errText, role string) *Props {
 	p.Report = reportProps(l, w.Report())
 	p.Log = logProps(l, events)
 	p.Live = liveText(l, events)
-	p.Snapshot = demo.MustJSON(d.Snapshot())
+	_, p.Snapshot = d.snapshot()
 	return p
 }
 
