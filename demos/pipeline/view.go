@@ -221,6 +221,7 @@ type RowProps struct {
 	Reason     string
 	Requeue    string
 	RequeueIn  string
+	RequeueMs  int64
 	Status     string
 	Result     string
 	Reconciles int64
@@ -421,7 +422,7 @@ func workerProps(l ui.Lang, w *engine.World, now time.Duration) []WorkerProps {
 			p.Key, p.Phase, p.Started = v.Key, v.Phase, ui.ClockText(v.Started)
 			p.Beats = beats(l, v.Phase)
 			p.ETA = eta(l, "pp.eta.beat."+v.Phase, now, v.DueIn)
-			p.Seen = seenText(l, v.Observed)
+			p.Seen = F(l, "pp.worker.seen", seenText(l, v.Observed))
 			if v.Phase != "act" { // act is the next beat: nothing done yet
 				p.Action = T(l, "pp.action."+string(v.Action))
 			}
@@ -507,7 +508,7 @@ func reportProps(l ui.Lang, rows []engine.ReportRow) []RowProps {
 			Took: seconds(r.Took), Seen: seenText(l, r.Observed), Action: string(r.Action), Reason: r.Reason,
 			Requeue: string(r.Requeue), Status: string(r.Status), Result: r.Result, Reconciles: r.Reconciles}
 		if r.Requeue != engine.RequeueNone {
-			out[i].RequeueIn = seconds(r.RequeueIn)
+			out[i].RequeueIn, out[i].RequeueMs = seconds(r.RequeueIn), r.RequeueIn.Milliseconds()
 		}
 	}
 	return out
@@ -534,7 +535,11 @@ func logProps(l ui.Lang, events []engine.Event) []ui.LogLine {
 				text += F(l, "pp.log.abandoned", e.N)
 			}
 		}
-		out = append(out, ui.LogLine{Seq: int(e.Seq), At: ui.ClockText(e.At), Kind: e.Kind, Text: text})
+		kind := e.Kind
+		if e.Kind == engine.EventEnqueue {
+			kind += "-" + e.Outcome // enqueue-collapsed: the queue merged a duplicate
+		}
+		out = append(out, ui.LogLine{Seq: int(e.Seq), At: ui.ClockText(e.At), Kind: kind, Text: text})
 	}
 	return out
 }
