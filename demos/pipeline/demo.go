@@ -113,7 +113,7 @@ func (d *Demo) Apply(c demo.Command) error {
 	if demo.ApplyPace(d, c) {
 		return nil
 	}
-	w := d.w
+	w := d.own()
 	var err error
 	switch c.Action {
 	case "create":
@@ -191,6 +191,13 @@ func refusal(err error, name string) error {
 
 // Fragments renders every fragment of the demo, each owning its id.
 func (d *Demo) Fragments(v demo.View) []demo.Fragment {
+	if d.w == nil && v.Error == "" {
+		return d.freshFragments(v)
+	}
+	return d.fragments(v)
+}
+
+func (d *Demo) fragments(v demo.View) []demo.Fragment {
 	p := d.props(v.Lang, v.Error, v.Role)
 	return []demo.Fragment{
 		{ID: "pp-clock", Comp: ui.Clock(v.Lang, p.Clock)},

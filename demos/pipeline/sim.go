@@ -12,22 +12,44 @@ import (
 // pace. The engine keeps virtual time itself; the demo's clock follows it
 // exactly, so that the page's clock, its countdowns and the engine agree.
 //
-// Invariant: d.clk.Now() == d.w.Now() after every call.
+// A new demo has no engine of its own: it shows start, the starting state
+// every demo shares, until something would change it (time passing, a
+// visitor's action); then it makes its own, the same starting state anew.
+// So an open tab that nobody touches costs its server no world at all.
+//
+// Invariant: d.clk.Now() == d.World().Now() after every call.
 type Demo struct {
 	clk sim.Clock
-	w   *engine.World
+	w   *engine.World // the demo's own engine; nil while it is still start
 }
+
+// start is the starting state, built once and never changed afterwards:
+// any number of sessions read it at once (every engine view is a read).
+var start = engine.New()
 
 // NewDemo returns the starting state: default/app-1 created and reconciled
 // to Ready, the controller on with predicate, status written on change, the
 // dependency present and one worker. The clock shows the time that took.
 func NewDemo() *Demo {
-	w := engine.New()
-	return &Demo{clk: sim.NewClock(w.Now(), false, sim.Normal), w: w}
+	return &Demo{clk: sim.NewClock(start.Now(), false, sim.Normal)}
 }
 
-// World returns the engine, for reading its views.
-func (d *Demo) World() *engine.World { return d.w }
+// World returns the engine, for reading its views only: while the demo is
+// still the starting state, it is the one every demo shares.
+func (d *Demo) World() *engine.World {
+	if d.w == nil {
+		return start
+	}
+	return d.w
+}
+
+// own returns the demo's own engine, made before the first change.
+func (d *Demo) own() *engine.World {
+	if d.w == nil {
+		d.w = engine.New()
+	}
+	return d.w
+}
 
 // Now returns the virtual time.
 func (d *Demo) Now() time.Duration { return d.clk.Now() }
@@ -50,7 +72,7 @@ func (d *Demo) SetSpeed(sp sim.Speed) { d.clk.SetSpeed(sp) }
 func (d *Demo) Advance(dt time.Duration) {
 	t := d.clk.Target(dt)
 	if step := t - d.clk.Now(); step > 0 {
-		d.w.Advance(min(step, engine.MaxAdvance))
+		d.own().Advance(min(step, engine.MaxAdvance))
 	}
 	d.follow()
 }
@@ -62,10 +84,11 @@ func (d *Demo) Advance(dt time.Duration) {
 // comes back after ten hours, the Advance before their next action runs the
 // resync in its place.
 func (d *Demo) NextDue() (time.Duration, bool) {
-	if d.w.Quiet() {
+	w := d.World()
+	if w.Quiet() {
 		return 0, false
 	}
-	return d.clk.Wait(d.w.NextDue())
+	return d.clk.Wait(w.NextDue())
 }
 
 // Step runs the controller until one reconcile finishes, whatever the pace:
@@ -73,7 +96,7 @@ func (d *Demo) NextDue() (time.Duration, bool) {
 // first, as its periodic resync does). The clock moves with the engine,
 // about 400 ms for a plain reconcile.
 func (d *Demo) Step() (engine.StepResult, error) {
-	res, err := d.w.Step()
+	res, err := d.own().Step()
 	d.follow()
 	return res, err
 }
@@ -81,12 +104,14 @@ func (d *Demo) Step() (engine.StepResult, error) {
 // Reset brings the demo back to its starting state; the clock goes on, and
 // the pace stays.
 func (d *Demo) Reset() {
-	d.w.Reset()
+	d.own().Reset()
 	d.follow()
 }
 
 // follow brings the clock to the engine's time (which never moves back).
-func (d *Demo) follow() { d.clk.Set(d.w.Now()) }
+func (d *Demo) follow() { d.clk.Set(d.World().Now()) }
 
 // Reconciles returns how many reconciles have finished.
-func (d *Demo) Reconciles() int { return int(min(d.w.Metrics().Reconciles(), int64(^uint(0)>>1))) }
+func (d *Demo) Reconciles() int {
+	return int(min(d.World().Metrics().Reconciles(), int64(^uint(0)>>1)))
+}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -570,4 +571,55 @@ func countEvents(d *Demo, match func(engine.Event) bool) int {
 		}
 	}
 	return n
+}
+
+// TestFreshDemosShareTheStartingState: a demo nobody has touched holds no
+// engine of its own; the first change makes one, and the shared starting
+// state never changes, however many demos read it at once.
+func TestFreshDemosShareTheStartingState(t *testing.T) {
+	before := demo.MustJSON(start.Snapshot())
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				d := NewDemo()
+				if d.w != nil {
+					t.Error("a new demo made an engine of its own")
+					return
+				}
+				render(t, d)
+				d.SetSpeed(sim.Double) // the pace is the demo's own
+				d.SetPaused(i%2 == 0)
+				if _, ok := d.NextDue(); ok || d.w != nil {
+					t.Error("a fresh demo has something due, or made an engine")
+					return
+				}
+				switch (g + i) % 3 {
+				case 0:
+					d.Advance(time.Second)
+				case 1:
+					d.Apply(demo.Command{Action: "edit", Name: "app-1"})
+				default:
+					d.Apply(demo.Command{Action: "reset"})
+				}
+				if d.Paused() && (g+i)%3 == 0 {
+					if d.w != nil {
+						t.Error("time passed while paused")
+					}
+					continue
+				}
+				if d.w == nil || d.w == start || d.Now() != d.w.Now() {
+					t.Error("a change did not make the demo its own engine")
+					return
+				}
+				render(t, d)
+			}
+		}(g)
+	}
+	wg.Wait()
+	if after := demo.MustJSON(start.Snapshot()); after != before {
+		t.Fatal("the shared starting state changed")
+	}
 }

@@ -50,7 +50,7 @@ func (d *Demo) Snapshot() Snapshot {
 
 // snapshot returns the demo's snapshot and its JSON, marshalled once.
 func (d *Demo) snapshot() (Snapshot, string) {
-	w := d.w.Snapshot()
+	w := d.World().Snapshot()
 	s := Snapshot{Envelope: d.clk.Envelope(Name), World: &w}
 	if raw := demo.MustJSON(s); len(raw) <= MaxPlainBytes {
 		return s, raw

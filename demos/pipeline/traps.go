@@ -76,32 +76,39 @@ func trapProps(l ui.Lang, w *engine.World, p *Props) []TrapProps {
 			Fix: T(l, key+".fix")}
 		for i, f := range fixesOf[t] {
 			tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-" + string(t) + "-" + ui.Itoa(i+1), Label: T(l, f.label),
-				Vals: ui.Vals("action", f.action, f.field, f.value), Fix: f.action + ":" + valueText(f.value),
+				Vals: vals("action", f.action, f.field, f.value), Fix: f.action + ":" + valueText(f.value),
 				Wrong: f.wrong, Done: f.done(s)})
 		}
+		d := engine.DefaultSettings()
 		switch t {
 		case engine.TrapRunaway:
+			tp.Custom = s.Predicate != d.Predicate || s.StatusWrite != d.StatusWrite
 			tp.Symptom = F(l, key+".symptom", m.Total)
 			tp.Now = F(l, key+".now", onOff(l, s.Predicate), T(l, "pp.v.statusWrite."+string(s.StatusWrite)))
 		case engine.TrapConflict:
+			tp.Custom = s.StatusFrom != d.StatusFrom
 			tp.Symptom = F(l, key+".symptom", m.Conflicts)
 			tp.Now = F(l, key+".now", T(l, "pp.v.statusFrom."+string(s.StatusFrom)))
 			if len(live) > 0 {
 				tp.Trigger = &ButtonProps{ID: "pp-try-conflict", Label: F(l, "pp.try.edit", live[0].Name),
-					Vals: ui.Vals("action", "edit", "name", live[0].Name)}
+					Vals: vals("action", "edit", "name", live[0].Name)}
 			}
 		case engine.TrapAlreadyExists:
+			tp.Custom = s.ChildWrite != d.ChildWrite
 			tp.Symptom = F(l, key+".symptom", m.AlreadyExists)
 			tp.Now = F(l, key+".now", T(l, "pp.v.childWrite."+string(s.ChildWrite)))
 		case engine.TrapNotVisible:
+			tp.Custom = s.AfterCreate != d.AfterCreate
 			tp.Symptom = F(l, key+".symptom", m.Error)
 			tp.Now = F(l, key+".now", T(l, "pp.v.afterCreate."+string(s.AfterCreate)))
 			tp.Trigger = createTrigger(l, "pp-try-not-visible", p.API.CreateName)
 		case engine.TrapSlowObject:
+			tp.Custom = s.Workers != d.Workers
 			tp.Symptom = F(l, key+".symptom", engine.SlowApp, engine.SlowCall.Seconds(), m.Depth)
 			tp.Now = F(l, key+".now", s.Workers)
 			tp.Trigger = createTrigger(l, "pp-try-slow-object", p.API.CreateName)
 		case engine.TrapStampede:
+			tp.Custom = s.Periodic != d.Periodic
 			tp.Symptom = F(l, key+".symptom", m.External)
 			tp.Now = F(l, key+".now", T(l, "pp.v.periodic."+string(s.Periodic)))
 		case engine.TrapStuckFinalizer:
@@ -110,13 +117,13 @@ func trapProps(l ui.Lang, w *engine.World, p *Props) []TrapProps {
 			if len(deleting) > 0 {
 				tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-stuck-finalizer-1",
 					Label: F(l, "pp.fix.remove", deleting[0].Name), Fix: "remove-finalizer:" + deleting[0].Name,
-					Vals: ui.Vals("action", "remove-finalizer", "name", deleting[0].Name)})
+					Vals: vals("action", "remove-finalizer", "name", deleting[0].Name)})
 			}
 			tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-stuck-finalizer-2", Label: T(l, "pp.fix.controller"),
-				Fix: "controller:true", Vals: ui.Vals("action", "controller", "on", true), Done: w.ControllerOn()})
+				Fix: "controller:true", Vals: vals("action", "controller", "on", true), Done: w.ControllerOn()})
 			if len(live) > 0 {
 				tp.Trigger = &ButtonProps{ID: "pp-try-stuck-finalizer", Label: F(l, "pp.try.delete", live[0].Name),
-					Vals: ui.Vals("action", "delete", "name", live[0].Name)}
+					Vals: vals("action", "delete", "name", live[0].Name)}
 			}
 		}
 		out = append(out, tp)
@@ -128,7 +135,7 @@ func createTrigger(l ui.Lang, id, name string) *ButtonProps {
 	if name == "" {
 		return nil
 	}
-	return &ButtonProps{ID: id, Label: F(l, "pp.try.create", name), Vals: ui.Vals("action", "create", "name", name)}
+	return &ButtonProps{ID: id, Label: F(l, "pp.try.create", name), Vals: vals("action", "create", "name", name)}
 }
 
 func onOff(l ui.Lang, on bool) string {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
@@ -196,6 +197,7 @@ type TrapProps struct {
 	Symptom string
 	Fix     string
 	Now     string // the trap's settings as they are
+	Custom  bool   // they are not the starting state's
 	Fixes   []ButtonProps
 	Trigger *ButtonProps // what shows the symptom, when it takes one more click
 }
@@ -229,16 +231,17 @@ type RowProps struct {
 
 // props builds the demo's props in l, with the refusal errText shown.
 func (d *Demo) props(l ui.Lang, errText, role string) *Props {
-	w := d.w
+	w := d.World()
 	now := d.Now()
 	p := &Props{Lang: l, ReadOnly: role == "follower", On: w.ControllerOn(), Error: errText,
 		Clock: ui.ClockProps{Prefix: Prefix, Ms: now.Milliseconds(), Paused: d.Paused(), Speed: d.Speed().String()}}
 	p.Controls = ui.ControlProps{Prefix: Prefix, HasController: true, Controller: p.On, Paused: d.Paused(),
 		Speed: d.Speed().String(), StepText: T(l, "pp.step"), HasReset: true, Disabled: p.ReadOnly}
 	p.Metrics = metricsProps(w.Metrics())
-	p.API = apiProps(w)
-	p.Cache = cacheProps(l, w, now)
-	p.Queue = queueProps(l, w, now)
+	objs := w.Objects()
+	p.API = apiProps(w, objs)
+	p.Cache = cacheProps(l, w, objs, now)
+	p.Queue = queueProps(l, w, p.Metrics.Depth, now)
 	p.Workers = workerProps(l, w, now)
 	events := w.Events()
 	p.Writes = writeProps(l, events)
@@ -269,11 +272,11 @@ func metricsProps(m engine.Metrics) MetricsProps {
 		Active: m.ActiveWorkers, Workers: m.Workers}
 }
 
-func apiProps(w *engine.World) APIProps {
+func apiProps(w *engine.World, objs []apiserver.Object) APIProps {
 	p := APIProps{RV: w.ResourceVersion()}
 	taken := map[string]bool{}
 	children := map[string]apiserver.Object{} // by owner name
-	for _, o := range w.Objects() {
+	for _, o := range objs {
 		switch o.Kind {
 		case apiserver.KindConfigMap:
 			children[o.Owner.Name] = o
@@ -281,7 +284,7 @@ func apiProps(w *engine.World) APIProps {
 			p.Secret, p.SecretRV = true, o.ResourceVersion
 		}
 	}
-	for _, o := range w.Objects() {
+	for _, o := range objs {
 		if o.Kind != apiserver.KindApp {
 			continue
 		}
@@ -329,14 +332,14 @@ func nextLogLevel(cur string) string {
 	return apiserver.LogLevels[(i+1)%len(apiserver.LogLevels)]
 }
 
-func cacheProps(l ui.Lang, w *engine.World, now time.Duration) CacheProps {
+func cacheProps(l ui.Lang, w *engine.World, objs []apiserver.Object, now time.Duration) CacheProps {
 	var p CacheProps
 	if !w.ControllerOn() {
 		return p
 	}
 	type ref struct{ kind, name string }
 	store := map[ref]apiserver.Object{}
-	for _, o := range w.Objects() {
+	for _, o := range objs {
 		store[ref{o.Kind, o.Name}] = o
 	}
 	cached := map[ref]bool{}
@@ -352,7 +355,7 @@ func cacheProps(l ui.Lang, w *engine.World, now time.Duration) CacheProps {
 		}
 		p.Entries = append(p.Entries, e)
 	}
-	for _, o := range w.Objects() {
+	for _, o := range objs {
 		if !cached[ref{o.Kind, o.Name}] {
 			p.Entries = append(p.Entries, CacheEntry{Kind: o.Kind, Name: o.Name, StoreRV: o.ResourceVersion,
 				Generation: o.Generation, State: "missing"})
@@ -395,8 +398,8 @@ func eta(l ui.Lang, key string, now, in time.Duration) *ui.ETA {
 	return &ui.ETA{At: (now + in).Milliseconds(), Format: T(l, key), Text: F(l, key, in.Seconds())}
 }
 
-func queueProps(l ui.Lang, w *engine.World, now time.Duration) QueueProps {
-	p := QueueProps{Depth: w.Metrics().WorkqueueDepth}
+func queueProps(l ui.Lang, w *engine.World, depth int, now time.Duration) QueueProps {
+	p := QueueProps{Depth: depth}
 	order := w.ReadyOrder()
 	for _, k := range w.Queue() {
 		if k.State == "idle" {
@@ -567,6 +570,28 @@ var realKeys = []string{"pp.real.delays", "pp.real.gc", "pp.real.rv", "pp.real.r
 	"pp.real.apf", "pp.real.counters", "pp.real.redeploy"}
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// valsMemo keeps the hx-vals of every button rendered so far: the same
+// handful of JSON strings (an action, a name of AppNames, a setting's value)
+// come back on every frame, and marshalling them each time was a tenth of a
+// render's garbage. Its keys are the buttons' (closed) set of values, so it
+// stays small.
+var valsMemo sync.Map // [6]any → string
+
+// vals is ui.Vals for at most three pairs, memoized.
+func vals(kv ...any) string {
+	if len(kv) > 6 {
+		return ui.Vals(kv...)
+	}
+	var key [6]any
+	copy(key[:], kv)
+	if v, ok := valsMemo.Load(key); ok {
+		return v.(string)
+	}
+	v := ui.Vals(kv...)
+	valsMemo.Store(key, v)
+	return v
+}
 
 // present spells the dependency as the page's contract does.
 func present(ok bool) string {

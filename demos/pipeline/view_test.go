@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // TestView checks the fragments, the section, the snapshot and the golden
@@ -56,4 +59,38 @@ func refusalOf(t *testing.T, fresh func() *Demo, c demo.Command) *demo.Rejection
 		t.Fatalf("%+v was not refused", c)
 	}
 	return r
+}
+
+// TestFreshFragmentsAreTheRenderedOnes: the starting state's kept HTML is
+// exactly what rendering it gives, in every language, pace and role.
+func TestFreshFragmentsAreTheRenderedOnes(t *testing.T) {
+	for _, l := range []ui.Lang{ui.Ja, ui.En} {
+		for _, role := range []string{"", "follower"} {
+			for _, paused := range []bool{false, true} {
+				for _, sp := range []sim.Speed{sim.Half, sim.Normal, sim.Double} {
+					v := demo.View{Lang: l, SID: "sid-" + string(l), Role: role}
+					d := NewDemo()
+					d.SetPaused(paused)
+					d.SetSpeed(sp)
+					kept := demotest.Render(t, d.Fragments(v))
+					kept2 := demotest.Render(t, d.Fragments(v)) // from the cache
+					fresh := demotest.Render(t, d.fragments(v))
+					for id, h := range fresh {
+						if kept[id] != h || kept2[id] != h {
+							t.Fatalf("%s %q paused %v speed %v: fragment %s differs from its render", l, role, paused, sp, id)
+						}
+					}
+					if len(kept) != len(fresh) {
+						t.Fatal("fragments missing")
+					}
+				}
+			}
+		}
+	}
+	// A demo with its own engine, or showing a refusal, renders afresh.
+	d := NewDemo()
+	mustApply(t, d, demo.Command{Action: "edit", Name: "app-1"})
+	if got := demotest.Render(t, d.Fragments(demo.View{Lang: ui.Ja}))["pp-api"]; !strings.Contains(got, `data-generation="2"`) {
+		t.Fatal("an edited demo showed the starting state")
+	}
 }
