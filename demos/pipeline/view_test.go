@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -93,4 +95,92 @@ func TestFreshFragmentsAreTheRenderedOnes(t *testing.T) {
 	if got := demotest.Render(t, d.Fragments(demo.View{Lang: ui.Ja}))["pp-api"]; !strings.Contains(got, `data-generation="2"`) {
 		t.Fatal("an edited demo showed the starting state")
 	}
+}
+
+// busyDemos are demos that have logged every kind of event and show every
+// kind of button: each trap on with its trigger, deletions with and
+// without the controller, a missing dependency either way.
+func busyDemos(t *testing.T) []*Demo {
+	t.Helper()
+	var out []*Demo
+	for _, tr := range []string{"runaway", "conflict", "already-exists", "not-visible", "slow-object", "stampede", "stuck-finalizer"} {
+		d := NewDemo()
+		mustApply(t, d, demo.Command{Action: "workers", N: 2})
+		mustApply(t, d, demo.Command{Action: "trap", Name: tr, On: true})
+		d.Apply(demo.Command{Action: "create", Name: "app-2"})
+		d.Apply(demo.Command{Action: "edit", Name: "app-1"})
+		d.Advance(2 * time.Second)
+		d.Apply(demo.Command{Action: "delete", Name: "app-2"})
+		d.Advance(3 * time.Second)
+		out = append(out, d)
+	}
+	d := NewDemo()
+	mustApply(t, d, demo.Command{Action: "dependency", On: false})
+	mustApply(t, d, demo.Command{Action: "not-ready", Name: "error"})
+	d.Advance(3 * time.Second)
+	mustApply(t, d, demo.Command{Action: "step"})
+	mustApply(t, d, demo.Command{Action: "reset"})
+	return append(out, d, busy(t))
+}
+
+// TestEveryEventIsSaid: the log says each event in a sentence of the
+// catalog, in both languages.
+func TestEveryEventIsSaid(t *testing.T) {
+	kinds := map[string]bool{}
+	for _, d := range busyDemos(t) {
+		for _, e := range d.World().Events() {
+			kinds[e.Kind] = true
+			for _, l := range []ui.Lang{ui.Ja, ui.En} {
+				s := eventText(l, e)
+				if s == e.Kind && e.Kind != "reset" || strings.Contains(s, "pp.") || strings.Contains(s, "%!") {
+					t.Fatalf("%s: event %+v is said %q", l, e, s)
+				}
+			}
+		}
+	}
+	if len(kinds) < 12 {
+		t.Fatalf("only %d kinds of event seen: %v", len(kinds), kinds)
+	}
+}
+
+// TestEveryButtonSendsAValidAction: the hx-vals of every button on the
+// page decodes to an action the demo accepts on the wire.
+func TestEveryButtonSendsAValidAction(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range append(busyDemos(t), NewDemo()) {
+		for _, l := range []ui.Lang{ui.Ja, ui.En} {
+			for id, h := range demotest.Render(t, d.Fragments(demo.View{Lang: l, SID: "s"})) {
+				for _, n := range demotest.Parse(t, h) {
+					for _, b := range demotest.FindAll(n, func(n *html.Node) bool { return n.Data == "button" }) {
+						_, sends := attr(b, "ws-send")
+						_, disabled := attr(b, "disabled")
+						v := demotest.Attr(b, "hx-vals")
+						if !sends && disabled {
+							continue // it sends nothing, and says so
+						}
+						if !sends || v == "" {
+							t.Fatalf("%s: a button that sends nothing: %v", id, b.Attr)
+						}
+						if c := demo.Decode(&Kind, []byte(v)); c.Reject != nil {
+							t.Fatalf("%s: %s is refused on the wire: %s", id, v, c.Reject.Text(ui.En))
+						}
+						seen[v] = true
+					}
+				}
+			}
+		}
+	}
+	if len(seen) < 40 {
+		t.Fatalf("only %d distinct buttons seen", len(seen))
+	}
+}
+
+// attr reports n's attribute key and whether n has it.
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
 }
