@@ -19,8 +19,9 @@ import (
 // How much of the engine's history the page shows: the newest events only,
 // so that a runaway loop keeps its frames small.
 const (
-	logLines   = 12
-	writeLines = 6
+	logLines    = 12
+	writeLines  = 6
+	flightLines = 6 // watch events on their way shown (of up to 17)
 )
 
 // Props is the demo's state as its components lay it out.
@@ -108,7 +109,8 @@ type ExternalProps struct {
 // watch events on their way.
 type CacheProps struct {
 	Entries  []CacheEntry
-	InFlight []FlightProps
+	InFlight []FlightProps // the first flightLines
+	Flights  int           // how many are on their way
 }
 
 // CacheEntry is one object of the cache or the store. State is fresh (the
@@ -373,7 +375,9 @@ func cacheProps(l ui.Lang, w *engine.World, objs []apiserver.Object, now time.Du
 		}
 		return 0
 	})
-	for _, f := range w.InFlight() {
+	flights := w.InFlight()
+	p.Flights = len(flights)
+	for _, f := range flights[:min(len(flights), flightLines)] {
 		p.InFlight = append(p.InFlight, FlightProps{Type: string(f.Type), Kind: f.Object.Kind, Name: f.Object.Name,
 			RV: f.Object.ResourceVersion, ETA: eta(l, "pp.eta.arrives", now, f.In)})
 	}

@@ -184,3 +184,20 @@ func attr(n *html.Node, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// TestWatchEventsOnTheirWayAreCapped: a full backlog (sixteen events) shows
+// the first six and says how many more, so lane ② stays on a projector's
+// first screen and a frame stays small.
+func TestWatchEventsOnTheirWayAreCapped(t *testing.T) {
+	d := busy(t)
+	h := demotest.Render(t, d.Fragments(demo.View{Lang: ui.En}))["pp-cache"]
+	n := demotest.Parse(t, h)[0]
+	if got := len(demotest.ByTestID(n, "watch-event")); got != flightLines {
+		t.Fatalf("%d watch events shown, want %d", got, flightLines)
+	}
+	total := len(d.World().InFlight())
+	if demotest.Attr(demotest.ByTestID(n, "inflight")[0], "data-value") != ui.Itoa(total) || total <= flightLines ||
+		!strings.Contains(h, F(ui.En, "pp.inflight.more", total-flightLines)) {
+		t.Fatalf("%d on their way; the lane says otherwise:\n%s", total, h)
+	}
+}

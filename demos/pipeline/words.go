@@ -50,6 +50,7 @@ var words = templates.Catalog{
 	"pp.cache.gone":     {"API サーバーでは消えた", "gone from the API server"},
 	"pp.inflight":       {"届く途中の watch イベント", "Watch events on their way"},
 	"pp.inflight.none":  {"(なし)", "(none)"},
+	"pp.inflight.more":  {"…ほか %d 件", "… and %d more"},
 	"pp.eta.arrives":    {"あと %.1f 秒で届く", "arrives in %.1fs"},
 	"pp.lane.queue":     {"ワークキュー", "Workqueue"},
 	"pp.off.queue":      {"コントローラ停止中: キューはない", "Controller off: no queue"},

@@ -31,10 +31,37 @@ async function num(loc: Locator, attr = 'data-value'): Promise<number> {
   return Number(await loc.getAttribute(attr));
 }
 
+/**
+ * Presses button until check holds, pressing again only while it does not:
+ * a busy demo swaps its fragments several times a second, and a click that
+ * lands on a button in the instant it is replaced sends nothing.
+ */
+async function until(button: Locator, check: () => Promise<boolean>) {
+  await expect(async () => {
+    if (!(await check())) await button.click();
+    await expect.poll(check, { timeout: 5000 }).toBe(true);
+  }).toPass({ timeout: 30_000 });
+}
+
 /** Presses a one-button switch and waits for the value it flipped to. */
 async function flip(d: Locator, testid: string, want: string, attr = 'data-value') {
-  await d.getByTestId(testid).click();
-  await expect(d.getByTestId(testid)).toHaveAttribute(attr, want);
+  const el = d.getByTestId(testid);
+  await until(el, async () => (await el.getAttribute(attr)) === want);
+}
+
+/** Creates the App name with the create button. */
+async function create(d: Locator, name: string) {
+  const b = d.getByTestId('cr-create');
+  await until(b, async () => {
+    if (await obj(d, name).count()) return true;
+    await expect(b).toHaveAttribute('data-value', name); // the next free name, or already made
+    return false;
+  });
+}
+
+/** Switches a trap on or off. */
+async function setTrap(d: Locator, name: string, on: boolean) {
+  await until(trap(d, name).getByTestId('trap-toggle'), async () => (await trap(d, name).getAttribute('data-on')) === String(on));
 }
 
 /** Waits until app is Ready and its generation observed. */
@@ -270,11 +297,7 @@ test.describe('pipeline demo', () => {
     await fast(d);
     await flip(d, 'workers', '2');
     await expect(d.getByTestId('worker')).toHaveCount(2);
-    for (const name of ['app-2', 'app-3']) {
-      await expect(d.getByTestId('cr-create')).toHaveAttribute('data-value', name);
-      await d.getByTestId('cr-create').click();
-      await expect(obj(d, name)).toHaveCount(1);
-    }
+    for (const name of ['app-2', 'app-3']) await create(d, name);
     await expect(d.getByTestId('cr-create')).toBeDisabled();
     for (const name of ['app-1', 'app-2', 'app-3']) await waitReady(d, name);
     await expect(d.getByTestId('report-row')).toHaveCount(3);
@@ -290,37 +313,36 @@ test.describe('pipeline demo', () => {
     const apiErrors = d.locator('[data-testid="metric"][data-name="api_errors"]');
 
     // The status conflict: status from the cache's copy, then an edit.
-    await trap(d, 'conflict').getByTestId('trap-toggle').click();
-    await expect(trap(d, 'conflict')).toHaveAttribute('data-on', 'true');
+    await setTrap(d, 'conflict', true);
     await expect(trap(d, 'conflict').getByTestId('trap-symptom')).toBeVisible();
-    await trap(d, 'conflict').getByTestId('trap-trigger').click();
+    await until(trap(d, 'conflict').getByTestId('trap-trigger'),
+      async () => (await obj(d, 'app-1').getAttribute('data-generation')) === '2');
     await expect.poll(() => num(apiErrors, 'data-conflicts')).toBeGreaterThan(0);
-    await trap(d, 'conflict').locator('[data-testid="trap-fix"][data-fix="status-from:latest"]').click();
-    await expect(trap(d, 'conflict')).toHaveAttribute('data-on', 'false');
+    await until(trap(d, 'conflict').locator('[data-testid="trap-fix"][data-fix="status-from:latest"]'),
+      async () => (await trap(d, 'conflict').getAttribute('data-on')) === 'false');
     await waitReady(d, 'app-1');
 
     // "Already exists": one click, errors climb; get-then-branch ends them.
-    await trap(d, 'already-exists').getByTestId('trap-toggle').click();
+    await setTrap(d, 'already-exists', true);
     await expect.poll(() => num(apiErrors, 'data-already-exists')).toBeGreaterThan(3);
     await expect(row(d, 'app-1')).toHaveAttribute('data-reason', 'AlreadyExists');
-    await trap(d, 'already-exists').locator('[data-testid="trap-fix"][data-fix="child-write:get-then-branch"]').click();
-    await expect(trap(d, 'already-exists')).toHaveAttribute('data-on', 'false');
+    await until(trap(d, 'already-exists').locator('[data-testid="trap-fix"][data-fix="child-write:get-then-branch"]'),
+      async () => (await trap(d, 'already-exists').getAttribute('data-on')) === 'false');
     await waitQuiet(d);
     await expect(row(d, 'app-1')).toHaveAttribute('data-result', 'success');
 
     // One slow object delays the rest: app-2 waits, ready, behind app-1.
-    await trap(d, 'slow-object').getByTestId('trap-toggle').click();
+    await setTrap(d, 'slow-object', true);
     await expect(d.locator('[data-testid="worker"][data-key="default/app-1"]')).toHaveAttribute('data-phase', 'external');
-    await trap(d, 'slow-object').getByTestId('trap-trigger').click();
+    await until(trap(d, 'slow-object').getByTestId('trap-trigger'), async () => (await obj(d, 'app-2').count()) === 1);
     await expect(key(d, 'app-2')).toHaveAttribute('data-state', 'ready');
     await expect(row(d, 'app-1')).toHaveAttribute('data-reason', 'Timeout');
     // Two workers: app-3 no longer waits behind app-1's hung call.
-    await trap(d, 'slow-object').locator('[data-testid="trap-fix"][data-fix="workers:2"]').click();
-    await expect(d.getByTestId('workers')).toHaveAttribute('data-value', '2');
-    await d.getByTestId('cr-create').click();
+    await until(trap(d, 'slow-object').locator('[data-testid="trap-fix"][data-fix="workers:2"]'),
+      async () => (await d.getByTestId('workers').getAttribute('data-value')) === '2');
+    await create(d, 'app-3');
     await waitReady(d, 'app-3');
-    await trap(d, 'slow-object').getByTestId('trap-toggle').click();
-    await expect(trap(d, 'slow-object')).toHaveAttribute('data-on', 'false');
+    await setTrap(d, 'slow-object', false);
   });
 
   test('a refused action shows a sentence and changes nothing', async ({ page }) => {
@@ -344,18 +366,15 @@ test.describe('pipeline demo', () => {
 async function fill(d: Locator) {
   await fast(d);
   await flip(d, 'workers', '2');
-  for (const name of ['app-2', 'app-3']) {
-    await d.getByTestId('cr-create').click();
-    await expect(obj(d, name)).toHaveCount(1);
-  }
+  for (const name of ['app-2', 'app-3']) await create(d, name);
   for (const name of ['app-1', 'app-2', 'app-3']) await waitReady(d, name);
   await flip(d, 'dependency-toggle', 'missing');
   await flip(d, 'not-ready-as', 'error');
   await expect(obj(d, 'app-2')).toHaveAttribute('data-ready', 'False');
-  await trap(d, 'stuck-finalizer').getByTestId('trap-toggle').click();
+  await setTrap(d, 'stuck-finalizer', true);
   await expect(d.getByTestId('controller-toggle')).toHaveAttribute('aria-pressed', 'false');
-  await trap(d, 'stuck-finalizer').getByTestId('trap-trigger').click();
-  await expect(obj(d, 'app-1')).toHaveAttribute('data-deleting', 'true');
+  await until(trap(d, 'stuck-finalizer').getByTestId('trap-trigger'),
+    async () => (await obj(d, 'app-1').getAttribute('data-deleting')) === 'true');
 }
 
 async function axe(page: Page) {
@@ -373,7 +392,7 @@ test.describe('pipeline: languages and accessibility', () => {
         const d = await start(page, route + variant);
         expect(await axe(page), 'the starting state').toEqual([]);
         await fill(d);
-        await trap(d, 'runaway').getByTestId('trap-toggle').click();
+        await setTrap(d, 'runaway', true);
         await expect(trap(d, 'runaway').getByTestId('trap-symptom')).toBeVisible();
         expect(await axe(page), 'a full page').toEqual([]);
       });
@@ -385,8 +404,7 @@ test.describe('pipeline: languages and accessibility', () => {
     const d = await start(page, '/pipeline?lang=en');
     await fill(d);
     for (const t of ['runaway', 'conflict', 'already-exists', 'not-visible', 'slow-object', 'stampede']) {
-      await trap(d, t).getByTestId('trap-toggle').click();
-      await expect(trap(d, t)).toHaveAttribute('data-on', 'true');
+      await setTrap(d, t, true);
     }
     await flip(d, 'controller-toggle', 'true', 'aria-pressed');
     await d.getByTestId('step').click();
@@ -424,7 +442,7 @@ test.describe('pipeline on a phone', () => {
       test.setTimeout(60_000);
       const d = await start(page, '/pipeline' + variant);
       await fill(d);
-      await trap(d, 'runaway').getByTestId('trap-toggle').click();
+      await setTrap(d, 'runaway', true);
       await expect(trap(d, 'runaway').getByTestId('trap-symptom')).toBeVisible();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
       // The lanes stack: each starts below the one before.
@@ -506,7 +524,7 @@ window.resizes.push({origin:e.origin,height:e.data.height});document.getElementB
     // Two more CRs: a taller demo, a taller frame, no inner scroll.
     await fast(d);
     for (const name of ['app-2', 'app-3']) {
-      await d.getByTestId('cr-create').click();
+      await create(d, name);
       await waitReady(d, name);
     }
     await expect.poll(async () => (await last(page))!.height).toBeGreaterThan(h1);
@@ -568,20 +586,18 @@ test.describe('pipeline snapshot resume', () => {
     // A distinctive state: app-2 and app-3, app-1 edited twice, two
     // workers, predicate off, the controller off and app-3 Terminating.
     await fast(d);
-    await d.getByTestId('cr-create').click();
+    await create(d, 'app-2');
     await waitReady(d, 'app-2');
-    await d.getByTestId('cr-create').click();
+    await create(d, 'app-3');
     await waitReady(d, 'app-3');
-    await obj(d, 'app-1').getByTestId('cr-edit').click();
-    await expect(obj(d, 'app-1')).toHaveAttribute('data-generation', '2');
-    await obj(d, 'app-1').getByTestId('cr-edit').click();
-    await expect(obj(d, 'app-1')).toHaveAttribute('data-generation', '3');
+    for (const gen of ['2', '3']) {
+      await until(obj(d, 'app-1').getByTestId('cr-edit'), async () => (await obj(d, 'app-1').getAttribute('data-generation')) === gen);
+    }
     await flip(d, 'workers', '2');
     await flip(d, 'predicate-toggle', 'false', 'aria-pressed');
     for (const name of ['app-1', 'app-2', 'app-3']) await waitReady(d, name);
     await flip(d, 'controller-toggle', 'false', 'aria-pressed');
-    await obj(d, 'app-3').getByTestId('cr-delete').click();
-    await expect(obj(d, 'app-3')).toHaveAttribute('data-deleting', 'true');
+    await until(obj(d, 'app-3').getByTestId('cr-delete'), async () => (await obj(d, 'app-3').getAttribute('data-deleting')) === 'true');
     const shown = async () => d.locator('[data-testid="object"], [data-testid="child"], [data-testid="report-row"]')
       .evaluateAll((els) => els.map((e) => [e.getAttribute('data-name') || e.getAttribute('data-key'),
         e.getAttribute('data-resource-version'), e.getAttribute('data-generation'), e.getAttribute('data-deleting'),
@@ -620,10 +636,10 @@ async function stage(page: Page) {
   await fast(d);
   await flip(d, 'workers', '2');
   for (const name of ['app-2', 'app-3']) {
-    await d.getByTestId('cr-create').click();
+    await create(d, name);
     await waitReady(d, name);
   }
-  await trap(d, 'conflict').getByTestId('trap-toggle').click();
+  await setTrap(d, 'conflict', true);
   await waitQuiet(d);
   await flip(d, 'dependency-toggle', 'missing');
   await flip(d, 'not-ready-as', 'error');
