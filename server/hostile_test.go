@@ -248,7 +248,7 @@ func TestHandshakeRefused(t *testing.T) {
 		{"sid not hex", "demo=reconcile&sid=" + strings.Repeat("g", 32), same, http.StatusBadRequest},
 		{"sid of path characters", "demo=reconcile&sid=" + strings.Repeat("..%2F", 6) + "ab", same, http.StatusBadRequest},
 		{"no sid", "demo=reconcile", same, http.StatusBadRequest},
-		{"unknown demo", "demo=pipeline&sid=" + sid, same, http.StatusBadRequest},
+		{"unknown demo", "demo=nope&sid=" + sid, same, http.StatusBadRequest},
 		{"demo in capitals", "demo=RECONCILE&sid=" + sid, same, http.StatusBadRequest},
 		{"no demo", "sid=" + sid, same, http.StatusBadRequest},
 	} {

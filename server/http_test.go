@@ -212,7 +212,7 @@ func TestFrameHeaders(t *testing.T) {
 func TestUnknownPath(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, Config{Sim: quiet})
-	for _, path := range []string{"/nope", "/reconcile/extra", "/embed", "/embed/pipeline", "/static/nope.js", "/ws/x", "/.git/config", "/go.mod"} {
+	for _, path := range []string{"/nope", "/reconcile/extra", "/embed", "/embed/nope", "/static/nope.js", "/ws/x", "/.git/config", "/go.mod"} {
 		resp, body := ts.get(t, path, nil)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %s, want 404", path, resp.Status)

@@ -1,6 +1,10 @@
 package pipeline
 
-import "time"
+import (
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+)
 
 // Event is one line of the page's log, structured so the page can say it in
 // any language. Which fields are set depends on Kind (see the constants).
@@ -75,29 +79,101 @@ const (
 	EventRestored = "restored"
 )
 
-// eventLog keeps the newest events in a ring of size entries.
+// eventLog keeps the newest events in a ring of size entries. It keeps them
+// compact: an Event's strings all come from a small closed vocabulary (event
+// kinds, verbs, outcomes, reasons, the demo's kinds, names and keys), so the
+// ring stores an index for each, and a full ring of EventLogSize events
+// takes about 8 KB instead of 21 (every session of the demo holds one).
 type eventLog struct {
-	ring  []Event
+	ring  []record
 	start int
 	seq   int64
 	size  int
+}
+
+// record is one Event in the ring: its strings as indices into vocabulary.
+// An event that does not fit (a string outside the vocabulary, a worker
+// beyond int32) is kept whole in full instead; none does today.
+type record struct {
+	seq, rv, n int64
+	at, delay  time.Duration
+	worker     int32
+	words      [8]uint8 // Kind, Actor, Verb, Res, Name, Key, Outcome, Reason
+	full       *Event
+}
+
+// vocabulary is every string an Event field takes, "" first. It is built
+// once and never changes.
+var vocabulary = func() []string {
+	v := []string{"",
+		EventWrite, EventWatch, EventEnqueue, EventReady, EventGet, EventReconcile, EventRequeue, EventDone,
+		EventExternal, EventResync, EventController, EventSettings, EventReset, EventRestored,
+		userActor.who, "worker", gcActor.who,
+		"create", "update", "update-status", "apply", "apply-status", "delete",
+		string(apiserver.Added), string(apiserver.Modified), string(apiserver.Deleted),
+		"list", "for", "owns", "resync", "periodic", "step", "start", "stop", "restart", "ensure",
+		string(ActionNoop), string(ActionCleanup), "gone", string(RequeueAfter), string(RequeueBackoff),
+		"predicate", "statusWrite", "notReady", "workers", "statusFrom", "childWrite", "afterCreate", "slowObject",
+		apiserver.KindApp, apiserver.KindConfigMap, apiserver.KindSecret, DependencyName,
+		"ok", "noop", "removed", "error", "added", "collapsed", "dirty", "filtered", "ready", "success",
+		"requeue_after", "created", "exists", "deleted", "absent", "calling", "timeout",
+		"Conflict", "AlreadyExists", "NotFound", "Invalid", ReasonDependencyMissing, ReasonTimeout,
+		ReasonTooManyRequests}
+	for _, n := range AppNames {
+		v = append(v, n, childName(n), apiserver.Namespace+"/"+n)
+	}
+	return v
+}()
+
+// vocabularyIndex maps each string of vocabulary to its index.
+var vocabularyIndex = func() map[string]uint8 {
+	m := make(map[string]uint8, len(vocabulary))
+	for i, w := range vocabulary {
+		if _, dup := m[w]; !dup {
+			m[w] = uint8(i)
+		}
+	}
+	return m
+}()
+
+func pack(e Event) record {
+	r := record{seq: e.Seq, rv: e.RV, n: int64(e.N), at: e.At, delay: e.Delay, worker: int32(e.Worker)}
+	for i, s := range [8]string{e.Kind, e.Actor, e.Verb, e.Res, e.Name, e.Key, e.Outcome, e.Reason} {
+		x, ok := vocabularyIndex[s]
+		if !ok || int(r.worker) != e.Worker {
+			return record{full: &e}
+		}
+		r.words[i] = x
+	}
+	return r
+}
+
+func (r record) event() Event {
+	if r.full != nil {
+		return *r.full
+	}
+	w := func(i int) string { return vocabulary[r.words[i]] }
+	return Event{Seq: r.seq, At: r.at, Kind: w(0), Actor: w(1), Worker: int(r.worker), Verb: w(2), Res: w(3),
+		Name: w(4), Key: w(5), Outcome: w(6), Reason: w(7), RV: r.rv, Delay: r.delay, N: int(r.n)}
 }
 
 func (l *eventLog) add(e Event) {
 	l.seq = min(l.seq+1, MaxCounter)
 	e.Seq = l.seq
 	if len(l.ring) < l.size {
-		l.ring = append(l.ring, e)
+		l.ring = append(l.ring, pack(e))
 		return
 	}
-	l.ring[l.start] = e
+	l.ring[l.start] = pack(e)
 	l.start = (l.start + 1) % l.size
 }
 
 func (l *eventLog) list() []Event {
 	out := make([]Event, 0, len(l.ring))
-	out = append(out, l.ring[l.start:]...)
-	return append(out, l.ring[:l.start]...)
+	for i := range l.ring {
+		out = append(out, l.ring[(l.start+i)%len(l.ring)].event())
+	}
+	return out
 }
 
 func (w *World) logEvent(e Event) {

@@ -183,6 +183,11 @@ func checkInvariants(t *testing.T, w *World, b *prior) {
 	if len(w.Events()) > EventLogSize || len(w.Report()) > MaxApps || len(w.External()) > MaxApps {
 		t.Fatal("a list outgrew its bound")
 	}
+	for _, r := range w.log.ring {
+		if r.full != nil {
+			t.Fatalf("event %+v is outside the log's vocabulary", *r.full)
+		}
+	}
 	if d, ok := w.NextDue(); d < 0 || ok != w.ControllerOn() {
 		t.Fatalf("NextDue() = %v, %v with the controller on: %v", d, ok, w.ControllerOn())
 	}

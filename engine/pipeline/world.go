@@ -265,6 +265,9 @@ func (w *World) settle() {
 		for len(c.inflight) > 0 && c.inflight[0].at <= w.now {
 			d := c.inflight[0]
 			c.inflight = c.inflight[1:]
+			if len(c.inflight) == 0 {
+				c.inflight = nil // let the delivered events' objects go
+			}
 			w.deliver(d)
 			progress = true
 		}

@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// The fuzz target decodes its input as a program of two bytes per
+// operation, an opcode and an argument. Commands go through the wire
+// (demo.Decode of the JSON a button sends), some of them malformed or out
+// of range on purpose.
+const (
+	opCreate = iota
+	opEdit
+	opDelete
+	opUnfinalize
+	opDependency
+	opNotReady
+	opStatusWrite
+	opPredicate
+	opWorkers
+	opStatusFrom
+	opChildWrite
+	opAfterCreate
+	opPeriodic
+	opTrap
+	opController
+	opStep
+	opPause
+	opSpeed
+	opReset
+	opAdvance     // arg × 10 ms of real time
+	opAdvanceLong // arg² × 100 ms
+	opRestore     // go on with the demo rebuilt from its snapshot
+	numOps
+)
+
+const maxOps = 96
+
+// message is the JSON the page would send for op with arg; a few values
+// are invalid on purpose.
+func message(op, arg byte) string {
+	pick := func(vs ...string) string { return vs[int(arg)%len(vs)] }
+	name := pick("app-1", "app-2", "app-3", "app-4", "")
+	on := arg&1 == 1
+	switch op {
+	case opCreate:
+		return fmt.Sprintf(`{"action":"create","name":%q}`, name)
+	case opEdit:
+		return fmt.Sprintf(`{"action":"edit","name":%q}`, name)
+	case opDelete:
+		return fmt.Sprintf(`{"action":"delete","name":%q}`, name)
+	case opUnfinalize:
+		return fmt.Sprintf(`{"action":"remove-finalizer","name":%q}`, name)
+	case opDependency:
+		return fmt.Sprintf(`{"action":"dependency","present":%v}`, on)
+	case opNotReady:
+		return fmt.Sprintf(`{"action":"not-ready","value":%q}`, pick("error", "requeue", "requeue-after"))
+	case opStatusWrite:
+		return fmt.Sprintf(`{"action":"status-write","value":%q}`, pick("always", "on-change", "never"))
+	case opPredicate:
+		return fmt.Sprintf(`{"action":"predicate","on":%v}`, on)
+	case opWorkers:
+		return fmt.Sprintf(`{"action":"workers","n":%d}`, int(arg)%4)
+	case opStatusFrom:
+		return fmt.Sprintf(`{"action":"status-from","value":%q}`, pick(statusFromValues...))
+	case opChildWrite:
+		return fmt.Sprintf(`{"action":"child-write","value":%q}`, pick(childWriteValues...))
+	case opAfterCreate:
+		return fmt.Sprintf(`{"action":"after-create","value":%q}`, pick(afterCreateValues...))
+	case opPeriodic:
+		return fmt.Sprintf(`{"action":"periodic","value":%q}`, pick(append(periodicValues, "often")...))
+	case opTrap:
+		traps := engine.Traps()
+		t := "nope"
+		if i := int(arg>>1) % (len(traps) + 1); i < len(traps) {
+			t = string(traps[i])
+		}
+		return fmt.Sprintf(`{"action":"trap","trap":%q,"on":%v}`, t, on)
+	case opController:
+		return fmt.Sprintf(`{"action":"controller","on":%v}`, on)
+	case opStep:
+		return `{"action":"step","HEADERS":{"HX-Trigger-Name":null}}`
+	case opPause:
+		return fmt.Sprintf(`{"action":"pause","paused":%v}`, on)
+	case opSpeed:
+		return fmt.Sprintf(`{"action":"speed","speed":%q}`, pick("0.5", "1", "2", "3"))
+	case opReset:
+		return `{"action":"reset"}`
+	}
+	return ""
+}
+
+// runProgram runs prog on a fresh demo, checking the invariants after
+// every operation, and returns the demo.
+func runProgram(t *testing.T, prog []byte) *Demo {
+	t.Helper()
+	if len(prog) > 2*maxOps {
+		prog = prog[:2*maxOps]
+	}
+	d := NewDemo()
+	for i := 0; i+1 < len(prog); i += 2 {
+		op, arg := prog[i]%numOps, prog[i+1]
+		switch op {
+		case opAdvance:
+			d.Advance(time.Duration(arg) * 10 * time.Millisecond)
+		case opAdvanceLong:
+			d.Advance(time.Duration(arg) * time.Duration(arg) * 100 * time.Millisecond)
+		case opRestore:
+			d = restored(t, d)
+		default:
+			msg := message(op, arg)
+			c := demo.Decode(&Kind, []byte(msg))
+			if c.Reject != nil {
+				continue // refused on the wire: the demo never sees it
+			}
+			before := demo.MustJSON(d.Snapshot())
+			if err := d.Apply(c); err != nil {
+				if _, ok := err.(*demo.Rejection); !ok {
+					t.Fatalf("op %d %s: %v, want a rejection", i/2, msg, err)
+				}
+				if after := demo.MustJSON(d.Snapshot()); after != before {
+					t.Fatalf("op %d %s: refused, yet the demo changed", i/2, msg)
+				}
+			}
+		}
+		check(t, d, i/2)
+	}
+	return d
+}
+
+// check holds the demo's invariants.
+func check(t *testing.T, d *Demo, i int) {
+	t.Helper()
+	w := d.World()
+	if d.Now() != w.Now() {
+		t.Fatalf("op %d: clock %v, engine %v", i, d.Now(), w.Now())
+	}
+	due, ok := d.NextDue()
+	switch {
+	case ok && (d.Paused() || w.Quiet()):
+		t.Fatalf("op %d: paused %v or quiet %v, yet NextDue %v", i, d.Paused(), w.Quiet(), due)
+	case !ok && !d.Paused() && !w.Quiet():
+		t.Fatalf("op %d: something is due, yet NextDue reports nothing", i)
+	case ok && due < 0:
+		t.Fatalf("op %d: NextDue %v", i, due)
+	}
+	seen := map[string]bool{}
+	for _, v := range w.Workers() {
+		if v.Busy && seen[v.Key] {
+			t.Fatalf("op %d: two workers on %s", i, v.Key)
+		}
+		seen[v.Key] = v.Busy
+	}
+	// With {"action":"restore","snapshot":…} around it, the snapshot must
+	// fit the server's 8 KB message limit, or a restore would close the
+	// socket: plain or packed, it stays under 6 KB.
+	if n := len(demo.MustJSON(d.Snapshot())); n > MaxPlainBytes {
+		t.Fatalf("op %d: snapshot of %d bytes", i, n)
+	}
+}
+
+// restored returns d rebuilt from its snapshot, checking the round trip.
+func restored(t *testing.T, d *Demo) *Demo {
+	t.Helper()
+	raw := demo.MustJSON(d.Snapshot())
+	in, err := Kind.Restore(demo.Options{}, json.RawMessage(raw))
+	if err != nil {
+		t.Fatalf("the demo's own snapshot is refused: %v\n%s", err, raw)
+	}
+	r := in.(*Demo)
+	if got := demo.MustJSON(r.Snapshot()); got != raw {
+		t.Fatalf("round trip:\n got %s\nwant %s", got, raw)
+	}
+	return r
+}
+
+// render renders every fragment in both languages.
+func render(t *testing.T, d *Demo) {
+	t.Helper()
+	for _, l := range []ui.Lang{ui.Ja, ui.En} {
+		for _, f := range d.Fragments(demo.View{Lang: l, SID: "s"}) {
+			var b bytes.Buffer
+			if err := f.Comp.Render(context.Background(), &b); err != nil {
+				t.Fatalf("render %s: %v", f.ID, err)
+			}
+		}
+	}
+}
+
+func FuzzDemo(f *testing.F) {
+	prog := func(ops ...[2]byte) []byte {
+		var b []byte
+		for _, op := range ops {
+			b = append(b, op[0], op[1])
+		}
+		return b
+	}
+	f.Add(prog())
+	f.Add(prog([2]byte{opEdit, 0}, [2]byte{opAdvance, 30}, [2]byte{opRestore, 0}, [2]byte{opAdvance, 100}))
+	f.Add(prog([2]byte{opTrap, 0<<1 | 1}, [2]byte{opWorkers, 2}, [2]byte{opCreate, 1}, [2]byte{opCreate, 2},
+		[2]byte{opAdvanceLong, 40}, [2]byte{opRestore, 0}, [2]byte{opStep, 0}))
+	f.Add(prog([2]byte{opController, 0}, [2]byte{opDelete, 0}, [2]byte{opUnfinalize, 0}, [2]byte{opController, 1},
+		[2]byte{opAdvance, 80}))
+	f.Add(prog([2]byte{opDependency, 0}, [2]byte{opNotReady, 0}, [2]byte{opPause, 1}, [2]byte{opStep, 0},
+		[2]byte{opStep, 0}, [2]byte{opRestore, 0}, [2]byte{opPause, 0}, [2]byte{opAdvanceLong, 20}))
+	for i := 0; i < 40; i++ {
+		f.Add(prog([2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opAdvance, byte(i)}))
+	}
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		d := runProgram(t, prog)
+		restored(t, d)
+		render(t, d)
+	})
+}
+
+// TestRandomPrograms runs long random programs, beyond what the fuzzer's
+// seeds reach, and reports the largest snapshot they made.
+func TestRandomPrograms(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	largest := 0
+	for n := 0; n < 100; n++ {
+		prog := make([]byte, 2*maxOps)
+		for i := range prog {
+			prog[i] = byte(rng.Intn(256))
+		}
+		// Busy worlds: writes and short advances, more than anything else.
+		for i := 0; i < len(prog); i += 2 {
+			if rng.Intn(3) == 0 {
+				prog[i] = []byte{opCreate, opEdit, opEdit, opAdvance}[rng.Intn(4)]
+				prog[i+1] = byte(rng.Intn(8))
+			}
+		}
+		d := runProgram(t, prog)
+		largest = max(largest, len(demo.MustJSON(d.Snapshot())))
+		if n%20 == 0 {
+			render(t, d)
+		}
+	}
+	t.Logf("largest final snapshot: %d bytes", largest)
+}

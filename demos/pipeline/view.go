@@ -1,0 +1,614 @@
+package pipeline
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
+	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// This file turns the engine's views into the components' props, lane by
+// lane. Every sentence comes from the catalog; every time is absolute
+// virtual time (ui.ClockText) or a countdown the page runs (ui.ETA), so no
+// fragment changes with time alone.
+
+// How much of the engine's history the page shows: the newest events only,
+// so that a runaway loop keeps its frames small.
+const (
+	logLines    = 12
+	writeLines  = 6
+	flightLines = 6 // watch events on their way shown (of up to 17)
+)
+
+// Props is the demo's state as its components lay it out.
+type Props struct {
+	Lang     ui.Lang
+	ReadOnly bool // a room's follower watches but cannot act
+	On       bool // the controller runs
+	Clock    ui.ClockProps
+	Controls ui.ControlProps
+	Error    string
+	Snapshot string // JSON
+	Live     string
+	Log      []ui.LogLine
+
+	Metrics  MetricsProps
+	API      APIProps
+	Cache    CacheProps
+	Queue    QueueProps
+	Workers  []WorkerProps
+	Writes   []WriteProps
+	Settings SettingsProps
+	Traps    []TrapProps
+	Report   []RowProps
+}
+
+// MetricsProps is the metrics strip, under controller-runtime's names.
+type MetricsProps struct {
+	Total, Success, Error, RequeueAfter int64
+	Depth                               int
+	Retries, Adds                       int64
+	External                            int64
+	Conflicts, AlreadyExists, NotFound  int64
+	TooManyRequests                     int64
+	Writes, NoopWrites                  int64
+	Active, Workers                     int
+}
+
+// APIProps is lane ①: what the API server stores, and what it does not know.
+type APIProps struct {
+	RV         int64
+	Apps       []AppProps
+	Secret     bool
+	SecretRV   int64
+	External   []ExternalProps
+	CreateName string // the next free App name; "" when all three exist
+}
+
+// AppProps is one App as `kubectl get -o yaml` would show it, compacted,
+// with the child ConfigMap it owns.
+type AppProps struct {
+	Name, Key          string
+	UID, RV            int64
+	Generation         int64
+	ObservedGeneration int64
+	Deleting           bool
+	DeletionAt         string
+	Finalizers         []string
+	LogLevel           string
+	NextLogLevel       string
+	Ready              string // the Ready condition's status: True, False or "" (none yet)
+	ReadyReason        string
+	ReadySince         string
+	LastReconcile      string // "" when not written
+	Child              *ChildProps
+}
+
+// ChildProps is one child ConfigMap.
+type ChildProps struct {
+	Name, Key string
+	Owner     string
+	RV        int64
+	LogLevel  string
+	// Matches: data.logLevel is what its App's spec asks for.
+	Matches bool
+}
+
+// ExternalProps is one record of the external system.
+type ExternalProps struct {
+	Name   string
+	UID    int64
+	Orphan bool
+}
+
+// CacheProps is lane ②: the informer's cache against the store, and the
+// watch events on their way.
+type CacheProps struct {
+	Entries  []CacheEntry
+	InFlight []FlightProps // the first flightLines
+	Flights  int           // how many are on their way
+}
+
+// CacheEntry is one object of the cache or the store. State is fresh (the
+// store's resourceVersion), stale (an older one), missing (in the store, not
+// yet in the cache) or gone (removed from the store, still cached).
+type CacheEntry struct {
+	Kind, Name string
+	RV         int64
+	StoreRV    int64
+	Generation int64
+	State      string
+}
+
+// FlightProps is one watch event on its way to the informer.
+type FlightProps struct {
+	Type, Kind, Name string
+	RV               int64
+	ETA              *ui.ETA
+}
+
+// QueueProps is lane ③: the workqueue's keys.
+type QueueProps struct {
+	Depth int
+	Items []QueueItem
+}
+
+// QueueItem is one key: ready (Pos in line), processing (by Worker), or
+// waiting (until ETA), with its failures.
+type QueueItem struct {
+	Key      string
+	State    string
+	Pos      int
+	Worker   int
+	Dirty    bool
+	Failures int
+	ETA      *ui.ETA
+}
+
+// WorkerProps is lane ④: one worker and the beat its reconcile is in.
+type WorkerProps struct {
+	N       int
+	Busy    bool
+	Key     string
+	Phase   string // the engine's next beat: act, external, read-back, report
+	Beats   []BeatProps
+	Started string
+	ETA     *ui.ETA
+	Seen    string // what observe read
+	Action  string
+}
+
+// BeatProps is one of chapter 001's four beats: done, now or next.
+type BeatProps struct {
+	Name  string
+	State string
+}
+
+// WriteProps is lane ⑤: one write to the API server and its outcome.
+type WriteProps struct {
+	Seq     int64
+	At      string
+	Outcome string // ok, noop, removed, error
+	Reason  string
+	Actor   string
+	Verb    string
+	Res     string
+	Name    string
+	Text    string
+}
+
+// SettingsProps is the settings bar: each one button that flips.
+type SettingsProps struct {
+	Dependency  bool
+	NotReady    string // error | requeue
+	StatusWrite string // always | on-change
+	Predicate   bool
+	Workers     int
+}
+
+// TrapProps is one trap of the traps panel.
+type TrapProps struct {
+	Name    string
+	On      bool
+	Title   string
+	Cause   string
+	Symptom string
+	Fix     string
+	Now     string // the trap's settings as they are
+	Custom  bool   // they are not the starting state's
+	Fixes   []ButtonProps
+	Trigger *ButtonProps // what shows the symptom, when it takes one more click
+}
+
+// ButtonProps is a button that sends an action.
+type ButtonProps struct {
+	ID    string
+	Label string
+	Vals  string
+	Fix   string // data-fix: action:value
+	Wrong bool   // the chapter's "most common wrong answer"
+	Done  bool   // already in place
+}
+
+// RowProps is one row of chapter 001's lab report.
+type RowProps struct {
+	Key, Name  string
+	At         string
+	Worker     int
+	Took       string
+	Seen       string
+	Action     string
+	Reason     string
+	Requeue    string
+	RequeueIn  string
+	RequeueMs  int64
+	Status     string
+	Result     string
+	Reconciles int64
+}
+
+// props builds the demo's props in l, with the refusal errText shown.
+func (d *Demo) props(l ui.Lang, errText, role string) *Props {
+	w := d.World()
+	now := d.Now()
+	p := &Props{Lang: l, ReadOnly: role == "follower", On: w.ControllerOn(), Error: errText,
+		Clock: ui.ClockProps{Prefix: Prefix, Ms: now.Milliseconds(), Paused: d.Paused(), Speed: d.Speed().String()}}
+	p.Controls = ui.ControlProps{Prefix: Prefix, HasController: true, Controller: p.On, Paused: d.Paused(),
+		Speed: d.Speed().String(), StepText: T(l, "pp.step"), HasReset: true, Disabled: p.ReadOnly}
+	p.Metrics = metricsProps(w.Metrics())
+	objs := w.Objects()
+	p.API = apiProps(w, objs)
+	p.Cache = cacheProps(l, w, objs, now)
+	p.Queue = queueProps(l, w, p.Metrics.Depth, now)
+	p.Workers = workerProps(l, w, now)
+	events := w.Events()
+	p.Writes = writeProps(l, events)
+	s := w.Settings()
+	p.Settings = SettingsProps{Dependency: w.Dependency(), NotReady: notReadyWire(s.NotReady),
+		StatusWrite: string(s.StatusWrite), Predicate: s.Predicate, Workers: s.Workers}
+	p.Traps = trapProps(l, w, p)
+	p.Report = reportProps(l, w.Report())
+	p.Log = logProps(l, events)
+	p.Live = liveText(l, events)
+	_, p.Snapshot = d.snapshot()
+	return p
+}
+
+// notReadyWire is the page's word for the engine's NotReady.
+func notReadyWire(v engine.NotReady) string {
+	if v == engine.NotReadyError {
+		return "error"
+	}
+	return "requeue"
+}
+
+func metricsProps(m engine.Metrics) MetricsProps {
+	return MetricsProps{Total: m.Reconciles(), Success: m.ReconcileSuccess, Error: m.ReconcileError,
+		RequeueAfter: m.ReconcileRequeueAfter, Depth: m.WorkqueueDepth, Retries: m.WorkqueueRetries,
+		Adds: m.WorkqueueAdds, External: m.ExternalCalls, Conflicts: m.Conflicts, AlreadyExists: m.AlreadyExists,
+		NotFound: m.NotFound, TooManyRequests: m.TooManyRequests, Writes: m.Writes, NoopWrites: m.NoopWrites,
+		Active: m.ActiveWorkers, Workers: m.Workers}
+}
+
+func apiProps(w *engine.World, objs []apiserver.Object) APIProps {
+	p := APIProps{RV: w.ResourceVersion()}
+	taken := map[string]bool{}
+	children := map[string]apiserver.Object{} // by owner name
+	for _, o := range objs {
+		switch o.Kind {
+		case apiserver.KindConfigMap:
+			children[o.Owner.Name] = o
+		case apiserver.KindSecret:
+			p.Secret, p.SecretRV = true, o.ResourceVersion
+		}
+	}
+	for _, o := range objs {
+		if o.Kind != apiserver.KindApp {
+			continue
+		}
+		taken[o.Name] = true
+		a := appProps(o)
+		// The garbage collector removes a child with its owner, so every
+		// ConfigMap is under a live App.
+		if c, ok := children[o.Name]; ok {
+			a.Child = &ChildProps{Name: c.Name, Key: c.Key(), Owner: c.Owner.Name, RV: c.ResourceVersion,
+				LogLevel: c.Data.LogLevel, Matches: c.Data.LogLevel == o.Spec.LogLevel}
+		}
+		p.Apps = append(p.Apps, a)
+	}
+	for _, r := range w.External() {
+		p.External = append(p.External, ExternalProps{Name: r.Name, UID: r.UID, Orphan: r.Orphan})
+	}
+	for _, n := range engine.AppNames {
+		if !taken[n] {
+			p.CreateName = n
+			break
+		}
+	}
+	return p
+}
+
+func appProps(o apiserver.Object) AppProps {
+	a := AppProps{Name: o.Name, Key: o.Key(), UID: o.UID, RV: o.ResourceVersion, Generation: o.Generation,
+		ObservedGeneration: o.Status.ObservedGeneration, Deleting: o.Deleting(), Finalizers: o.Finalizers,
+		LogLevel: o.Spec.LogLevel, NextLogLevel: nextLogLevel(o.Spec.LogLevel)}
+	if a.Deleting {
+		a.DeletionAt = ui.ClockText(o.DeletionTimestamp.At)
+	}
+	if c, ok := o.ReadyCondition(); ok {
+		a.Ready, a.ReadyReason, a.ReadySince = c.Status, c.Reason, ui.ClockText(c.LastTransitionTime)
+	}
+	if t := o.Status.LastReconcileTime; t.Set {
+		a.LastReconcile = ui.ClockText(t.At)
+	}
+	return a
+}
+
+// nextLogLevel is what an edit sets: the next of the CRD's enum.
+func nextLogLevel(cur string) string {
+	i := slices.Index(apiserver.LogLevels[:], cur)
+	return apiserver.LogLevels[(i+1)%len(apiserver.LogLevels)]
+}
+
+func cacheProps(l ui.Lang, w *engine.World, objs []apiserver.Object, now time.Duration) CacheProps {
+	var p CacheProps
+	if !w.ControllerOn() {
+		return p
+	}
+	type ref struct{ kind, name string }
+	store := map[ref]apiserver.Object{}
+	for _, o := range objs {
+		store[ref{o.Kind, o.Name}] = o
+	}
+	cached := map[ref]bool{}
+	for _, o := range w.Cache() {
+		cached[ref{o.Kind, o.Name}] = true
+		e := CacheEntry{Kind: o.Kind, Name: o.Name, RV: o.ResourceVersion, Generation: o.Generation, State: "fresh"}
+		s, ok := store[ref{o.Kind, o.Name}]
+		switch {
+		case !ok:
+			e.State = "gone"
+		case s.ResourceVersion != o.ResourceVersion:
+			e.State, e.StoreRV = "stale", s.ResourceVersion
+		}
+		p.Entries = append(p.Entries, e)
+	}
+	for _, o := range objs {
+		if !cached[ref{o.Kind, o.Name}] {
+			p.Entries = append(p.Entries, CacheEntry{Kind: o.Kind, Name: o.Name, StoreRV: o.ResourceVersion,
+				Generation: o.Generation, State: "missing"})
+		}
+	}
+	slices.SortStableFunc(p.Entries, func(a, b CacheEntry) int {
+		if a.Kind != b.Kind {
+			return kindOrder(a.Kind) - kindOrder(b.Kind)
+		}
+		if a.Name < b.Name {
+			return -1
+		}
+		if a.Name > b.Name {
+			return 1
+		}
+		return 0
+	})
+	flights := w.InFlight()
+	p.Flights = len(flights)
+	for _, f := range flights[:min(len(flights), flightLines)] {
+		p.InFlight = append(p.InFlight, FlightProps{Type: string(f.Type), Kind: f.Object.Kind, Name: f.Object.Name,
+			RV: f.Object.ResourceVersion, ETA: eta(l, "pp.eta.arrives", now, f.In)})
+	}
+	return p
+}
+
+// kindOrder puts the Apps first, then their children, then the Secret, as
+// the API lane does.
+func kindOrder(kind string) int {
+	switch kind {
+	case apiserver.KindApp:
+		return 0
+	case apiserver.KindConfigMap:
+		return 1
+	}
+	return 2
+}
+
+// eta is a countdown to virtual time now+in, in l, with the sentence key
+// (which holds %.1f for the seconds left).
+func eta(l ui.Lang, key string, now, in time.Duration) *ui.ETA {
+	return &ui.ETA{At: (now + in).Milliseconds(), Format: T(l, key), Text: F(l, key, in.Seconds())}
+}
+
+func queueProps(l ui.Lang, w *engine.World, depth int, now time.Duration) QueueProps {
+	p := QueueProps{Depth: depth}
+	order := w.ReadyOrder()
+	for _, k := range w.Queue() {
+		if k.State == "idle" {
+			continue // only its failures are remembered: not in the queue
+		}
+		it := QueueItem{Key: k.Key, State: k.State, Worker: k.Worker, Dirty: k.Dirty, Failures: k.Failures}
+		switch k.State {
+		case "ready":
+			it.Pos = slices.Index(order, k.Key) + 1
+		case "waiting":
+			it.ETA = eta(l, "pp.eta.due", now, k.DueIn)
+		}
+		p.Items = append(p.Items, it)
+	}
+	return p
+}
+
+func workerProps(l ui.Lang, w *engine.World, now time.Duration) []WorkerProps {
+	var out []WorkerProps
+	for _, v := range w.Workers() {
+		p := WorkerProps{N: v.Worker, Busy: v.Busy}
+		if v.Busy {
+			p.Key, p.Phase, p.Started = v.Key, v.Phase, ui.ClockText(v.Started)
+			p.Beats = beats(l, v.Phase)
+			p.ETA = eta(l, "pp.eta.beat."+v.Phase, now, v.DueIn)
+			p.Seen = F(l, "pp.worker.seen", seenText(l, v.Observed))
+			if v.Phase != "act" { // act is the next beat: nothing done yet
+				p.Action = T(l, "pp.action."+string(v.Action))
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// beats lays chapter 001's four beats (observe → compare → act → report)
+// over the engine's next beat: observe is done when a worker takes a key;
+// compare and act happen at one moment; a hung external call or a sleep is
+// still acting.
+func beats(l ui.Lang, phase string) []BeatProps {
+	next := map[string]int{"act": 1, "external": 2, "read-back": 2, "report": 3}[phase]
+	names := []string{"observe", "compare", "act", "report"}
+	out := make([]BeatProps, len(names))
+	for i, n := range names {
+		st := "next"
+		switch {
+		case i < next:
+			st = "done"
+		case i == next:
+			st = "now"
+		}
+		out[i] = BeatProps{Name: T(l, "pp.beat."+n), State: st}
+	}
+	return out
+}
+
+// seenText says what a reconcile observed, in the report's words.
+func seenText(l ui.Lang, o engine.Observed) string {
+	dep := T(l, "pp.seen.dep.missing")
+	if o.Dependency {
+		dep = T(l, "pp.seen.dep.present")
+	}
+	s := F(l, "pp.seen", o.ResourceVersion, o.Generation, o.ObservedGeneration, T(l, "pp.child."+string(o.Child)), dep)
+	if o.Deleting {
+		s += T(l, "pp.seen.deleting")
+	}
+	return s
+}
+
+func writeProps(l ui.Lang, events []engine.Event) []WriteProps {
+	var out []WriteProps
+	for i := len(events) - 1; i >= 0 && len(out) < writeLines; i-- {
+		e := events[i]
+		if e.Kind != engine.EventWrite {
+			continue
+		}
+		out = append(out, WriteProps{Seq: e.Seq, At: ui.ClockText(e.At), Outcome: e.Outcome, Reason: e.Reason,
+			Actor: actorText(l, e), Verb: e.Verb, Res: e.Res, Name: e.Name, Text: outcomeText(l, e)})
+	}
+	return out
+}
+
+// actorText names who wrote: the visitor (kubectl), a worker, the garbage
+// collector.
+func actorText(l ui.Lang, e engine.Event) string {
+	if e.Actor == "worker" {
+		return F(l, "pp.actor.worker", e.Worker)
+	}
+	return T(l, "pp.actor."+e.Actor)
+}
+
+// outcomeText says what became of a write.
+func outcomeText(l ui.Lang, e engine.Event) string {
+	switch e.Outcome {
+	case "ok":
+		return F(l, "pp.out.ok", e.RV)
+	case "noop":
+		return F(l, "pp.out.noop", e.RV)
+	case "removed":
+		return T(l, "pp.out.removed")
+	}
+	return e.Reason
+}
+
+func reportProps(l ui.Lang, rows []engine.ReportRow) []RowProps {
+	out := make([]RowProps, len(rows))
+	for i, r := range rows {
+		out[i] = RowProps{Key: apiserver.Namespace + "/" + r.Name, Name: r.Name, At: ui.ClockText(r.At), Worker: r.Worker,
+			Took: seconds(r.Took), Seen: seenText(l, r.Observed), Action: string(r.Action), Reason: r.Reason,
+			Requeue: string(r.Requeue), Status: string(r.Status), Result: r.Result, Reconciles: r.Reconciles}
+		if r.Requeue != engine.RequeueNone {
+			out[i].RequeueIn, out[i].RequeueMs = seconds(r.RequeueIn), r.RequeueIn.Milliseconds()
+		}
+	}
+	return out
+}
+
+// seconds formats a duration as seconds with up to three decimals: the
+// backoff's first waits are milliseconds.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+func logProps(l ui.Lang, events []engine.Event) []ui.LogLine {
+	from := max(0, len(events)-logLines)
+	out := make([]ui.LogLine, 0, len(events)-from)
+	for i := from; i < len(events); i++ {
+		e := events[i]
+		text := eventText(l, e)
+		// A redeploy is logged as two restarts: the old process stopping,
+		// then the new one starting.
+		if e.Kind == engine.EventController && e.Verb == "restart" && i+1 < len(events) &&
+			events[i+1].Kind == engine.EventController && events[i+1].Verb == "restart" {
+			text = T(l, "pp.log.controller.redeploy")
+			if e.N > 0 {
+				text += F(l, "pp.log.abandoned", e.N)
+			}
+		}
+		kind := e.Kind
+		if e.Kind == engine.EventEnqueue {
+			kind += "-" + e.Outcome // enqueue-collapsed: the queue merged a duplicate
+		}
+		out = append(out, ui.LogLine{Seq: int(e.Seq), At: ui.ClockText(e.At), Kind: kind, Text: text})
+	}
+	return out
+}
+
+// liveText announces the latest reconcile to finish, in one sentence.
+func liveText(l ui.Lang, events []engine.Event) string {
+	for i := len(events) - 1; i >= 0; i-- {
+		if e := events[i]; e.Kind == engine.EventReconcile {
+			return F(l, "pp.live", ui.ClockText(e.At), e.Worker, e.Key, T(l, "pp.verb."+e.Verb), resultText(l, e))
+		}
+	}
+	return ""
+}
+
+func resultText(l ui.Lang, e engine.Event) string {
+	if e.Reason != "" {
+		return F(l, "pp.result.error.reason", e.Reason)
+	}
+	return T(l, "pp.result."+e.Outcome)
+}
+
+// realKeys are the one-line notes on what the demo simplifies, each saying
+// what a real cluster does.
+var realKeys = []string{"pp.real.delays", "pp.real.gc", "pp.real.rv", "pp.real.resync", "pp.real.ssa",
+	"pp.real.apf", "pp.real.counters", "pp.real.redeploy"}
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// valsMemo keeps the hx-vals of every button rendered so far: the same
+// handful of JSON strings (an action, a name of AppNames, a setting's value)
+// come back on every frame, and marshalling them each time was a tenth of a
+// render's garbage. Its keys are the buttons' (closed) set of values, so it
+// stays small.
+var valsMemo sync.Map // [6]any → string
+
+// vals is ui.Vals for at most three pairs, memoized.
+func vals(kv ...any) string {
+	if len(kv) > 6 {
+		return ui.Vals(kv...)
+	}
+	var key [6]any
+	copy(key[:], kv)
+	if v, ok := valsMemo.Load(key); ok {
+		return v.(string)
+	}
+	v := ui.Vals(kv...)
+	valsMemo.Store(key, v)
+	return v
+}
+
+// present spells the dependency as the page's contract does.
+func present(ok bool) string {
+	if ok {
+		return "present"
+	}
+	return "missing"
+}
+
+// other returns the one of a and b that v is not.
+func other(v, a, b string) string {
+	if v == a {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,56 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// TestEventsAreKeptCompact: every event the demo's scenes produce fits the
+// log's compact form, and comes back out exactly as it went in.
+func TestEventsAreKeptCompact(t *testing.T) {
+	worlds := scenes(t)
+	for _, tr := range Traps() {
+		w := New()
+		mustNil(t, w.SetTrap(tr, true))
+		w.CreateApp("app-2")
+		w.EditApp("app-1")
+		w.DeleteApp("app-1")
+		w.Advance(20 * time.Second)
+		worlds["trap "+string(tr)] = w
+	}
+	for name, w := range worlds {
+		for i, r := range w.log.ring {
+			if r.full != nil {
+				t.Fatalf("%s: event %d %+v is outside the vocabulary", name, i, *r.full)
+			}
+		}
+		for _, e := range w.Events() {
+			if got := pack(e).event(); got != e {
+				t.Fatalf("%s: %+v came back as %+v", name, e, got)
+			}
+		}
+	}
+}
+
+// TestAnOddEventIsKeptWhole: an event outside the vocabulary is kept as it
+// is, not lost or garbled.
+func TestAnOddEventIsKeptWhole(t *testing.T) {
+	l := eventLog{size: 2}
+	odd := Event{Kind: "unheard-of", Verb: "update", Worker: 1 << 40, N: 3}
+	l.add(Event{Kind: EventGet, Worker: 1, Key: "default/app-1"})
+	l.add(odd)
+	l.add(Event{Kind: EventDone, Worker: 2, Key: "default/app-2"})
+	got := l.list()
+	odd.Seq = 2
+	if len(got) != 2 || got[0] != odd || got[1].Kind != EventDone || got[1].Seq != 3 || got[1].Worker != 2 {
+		t.Fatalf("log %+v", got)
+	}
+}
+
+// TestTheLogIsSmall: a full log costs each session under 8 KB.
+func TestTheLogIsSmall(t *testing.T) {
+	if n := int(unsafe.Sizeof(record{})) * EventLogSize; n > 8<<10 {
+		t.Fatalf("a full log takes %d bytes", n)
+	}
+}
