@@ -354,8 +354,11 @@ test.describe('triggers demo: accessibility and languages', () => {
         expect(box!.y + box!.height, `${id} bottom`).toBeLessThanOrEqual(1080);
       }
       for (const s of ['edge', 'level'] as const) {
-        const box = await cluster(tr, s).getByTestId('stream').boundingBox();
-        expect(box!.y + box!.height, `${s} stream bottom`).toBeLessThanOrEqual(1080);
+        // A frame may swap the stream out between finding it and measuring it.
+        await expect.poll(async () => {
+          const box = await cluster(tr, s).getByTestId('stream').boundingBox();
+          return box ? box.y + box.height : Infinity;
+        }, { message: `${s} stream bottom` }).toBeLessThanOrEqual(1080);
       }
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1920);
       // Big targets for a presenter.
@@ -407,7 +410,9 @@ addEventListener('message', function (e) {
     await expect(page.locator('#demo')).toHaveCSS('height', `${h1}px`);
     // More pods, a taller frame.
     for (let n = 4; n <= 10; n++) {
-      await tr.getByTestId('replicas-inc').click();
+      // The frame grows as pods come: a click by coordinates may land where
+      // the button was a moment ago, so dispatch it to the button itself.
+      await tr.getByTestId('replicas-inc').dispatchEvent('click');
       await expect(tr.getByTestId('desired')).toHaveAttribute('data-value', String(n));
     }
     await waitConverged(cluster(tr, 'level'), 10);
