@@ -109,7 +109,7 @@ var shared = Catalog{
 	"index.embed":       {"埋め込み用", "For embedding"},
 	"site.title":        {"Kubernetes のコントローラ — 動かして学ぶ", "Kubernetes controllers — live demos"},
 	"site.short":        {"Kubernetes 調整ループ デモ", "Kubernetes reconcile loop demo"},
-	"site.lead":         {"宣言した状態(desired state)と今ある状態(observed state)を見比べ、差を埋める。Pod を落とし、数を変え、コントローラを止めて、調整ループを確かめる。", "Compare what you declared (desired state) with what exists (observed state), and close the gap. Kill pods, change the count, stop the controller, and watch the reconcile loop."},
+	"site.lead":         {"章ごとに 1 つのデモ。desired state と observed state を見比べて差を埋める調整ループから、edge と level、informer とワークキュー、Operator、コントロールプレーン全体まで、動かして確かめる。", "One demo for each chapter: from the reconcile loop that compares desired with observed state and closes the gap, to edge and level triggers, the informer and the workqueue, the Operator, and the whole control plane. Run each one and see."},
 	"nav.lang":          {"English", "Japanese"},
 	"nav.lang.label":    {"言語を切り替え", "Switch language"},
 	"nav.present":       {"投影モード", "Projector mode"},
