@@ -73,10 +73,20 @@ e2e: e2e-deps
 screenshots: e2e-deps
 	cd web && CHROMIUM=$(CHROMIUM) npx playwright test screenshots
 
+# Every fuzz target, FUZZTIME each (one target per run: go test -fuzz takes one).
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+	./demos/reconcile:FuzzDemo ./demos/reconcile:FuzzRestoreSnapshot \
+	./demos/operator:FuzzDemo ./demos/operator:FuzzRestoreSnapshot \
+	./demos/triggers:FuzzDemo ./demos/pipeline:FuzzDemo ./demos/controlplane:FuzzDemo \
+	./demos/demo:FuzzDecodeCommand \
+	./engine/triggers:FuzzWorld ./engine/triggers:FuzzRestore ./engine/workqueue:FuzzQueue \
+	./engine/pipeline:FuzzPipeline ./engine/pipeline/apiserver:FuzzStore ./engine/controlplane:FuzzCluster
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzDemo$$' -fuzztime=30s ./demos/reconcile/
-	$(GO) test -run='^$$' -fuzz='^FuzzDemo$$' -fuzztime=30s ./demos/operator/
-	$(GO) test -run='^$$' -fuzz=FuzzDecodeCommand -fuzztime=30s ./demos/demo/
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$pkg $$name"; \
+	  $(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
 
 loadgen:
 	$(GO) build -o bin/loadgen ./cmd/loadgen
