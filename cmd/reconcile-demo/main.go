@@ -90,6 +90,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		defer pln.Close()
 		mux := http.NewServeMux()
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		go http.Serve(pln, mux)
 		cfg.Logger.Info("profiles", "addr", pln.Addr().String())
 	}
