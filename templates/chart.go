@@ -1,11 +1,12 @@
 package templates
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -146,20 +147,27 @@ func LineChart(prefix, title, desc string, now, window time.Duration, series []S
 	for _, s := range series {
 		// A step line needs a corner only where this series changes: the
 		// samples where only another series moved add nothing to it.
-		var b strings.Builder
+		b := make([]byte, 0, 16*len(s.Steps))
+		point := func(x float64, v int) {
+			b = appendNum(b, x)
+			b = append(b, ',')
+			b = appendNum(b, yOf(v))
+			b = append(b, ' ')
+		}
 		for i, st := range s.Steps {
 			if i > 0 && st.V == s.Steps[i-1].V {
 				continue
 			}
 			if i > 0 {
-				fmt.Fprintf(&b, "%s,%s ", num(xAt(st.At, now)), num(yOf(s.Steps[i-1].V)))
+				point(xAt(st.At, now), s.Steps[i-1].V)
 			}
-			fmt.Fprintf(&b, "%s,%s ", num(xAt(st.At, now)), num(yOf(st.V)))
+			point(xAt(st.At, now), st.V)
 		}
 		if len(s.Steps) > 0 {
-			fmt.Fprintf(&b, "%d,%s", farFuture, num(yOf(s.Steps[len(s.Steps)-1].V)))
+			point(farFuture, s.Steps[len(s.Steps)-1].V)
 		}
-		c.Lines = append(c.Lines, ChartLine{Class: s.Class, Points: strings.TrimSpace(b.String())})
+		points := string(bytes.TrimSpace(b))
+		c.Lines = append(c.Lines, ChartLine{Class: s.Class, Points: points})
 		c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
 		c.Table.Head = append(c.Table.Head, s.Label)
 	}
@@ -168,28 +176,39 @@ func LineChart(prefix, title, desc string, now, window time.Duration, series []S
 }
 
 // lineRows returns the newest tableRows moments at which a series changed,
-// with every series' value then.
+// with every series' value then. Steps are in time order, so the newest
+// moments are among the last tableRows moments of each series.
 func lineRows(series []Series) [][]string {
 	var times []time.Duration
 	for _, s := range series {
-		for _, st := range s.Steps {
-			times = append(times, st.At)
+		distinct := 0
+		for i := len(s.Steps) - 1; i >= 0 && distinct < tableRows; i-- {
+			if i == len(s.Steps)-1 || s.Steps[i].At != s.Steps[i+1].At {
+				distinct++
+			}
+			times = append(times, s.Steps[i].At)
 		}
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
-	if len(times) > tableRows {
-		times = times[len(times)-tableRows:]
-	}
+	times = times[max(0, len(times)-tableRows):]
 	rows := make([][]string, 0, len(times))
 	for _, at := range times {
-		row := []string{ClockText(at)}
+		row := make([]string, 0, 1+len(series))
+		row = append(row, ClockText(at))
 		for _, s := range series {
-			v := ""
-			for _, st := range s.Steps {
-				if st.At <= at {
-					v = strconv.Itoa(st.V)
+			// The value at is the last step at or before it.
+			i, found := slices.BinarySearchFunc(s.Steps, at, func(st Step, at time.Duration) int { return cmp.Compare(st.At, at) })
+			if found {
+				// Several steps may share a moment: the last of them holds.
+				for i+1 < len(s.Steps) && s.Steps[i+1].At == at {
+					i++
 				}
+				i++
+			}
+			v := ""
+			if i > 0 {
+				v = strconv.Itoa(s.Steps[i-1].V)
 			}
 			row = append(row, v)
 		}
@@ -230,14 +249,24 @@ func (c ChartProps) viewBox() string {
 	return fmt.Sprintf("%.1f 0 %.1f %d", -float64(sp/decisecond), float64(sp/decisecond), plotH)
 }
 
-// ClockText formats virtual time as mm:ss.s.
+// ClockText formats virtual time as mm:ss.s. Every log line has one, so it
+// is written without fmt.
 func ClockText(d time.Duration) string {
-	d = d.Round(100 * time.Millisecond)
-	m := int(d / time.Minute)
-	s := float64(d%time.Minute) / float64(time.Second)
-	return fmt.Sprintf("%02d:%04.1f", m, s)
+	ds := max(int64(d.Round(decisecond)/decisecond), 0)
+	m, s := ds/600, ds%600
+	b := make([]byte, 0, 8)
+	if m < 10 {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, m, 10)
+	b = append(b, ':', byte('0'+s/100), byte('0'+s/10%10), '.', byte('0'+s%10))
+	return string(b)
 }
 
 // num formats a coordinate with at most one decimal, and none when it is
 // whole: charts are a large part of a frame.
-func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }
+func num(f float64) string { return string(appendNum(nil, f)) }
+
+func appendNum(b []byte, f float64) []byte {
+	return strconv.AppendFloat(b, math.Round(f*10)/10, 'f', -1, 64)
+}

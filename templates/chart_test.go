@@ -2,6 +2,10 @@ package templates
 
 import (
 	"context"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +81,52 @@ func TestLogShowsTheNewestLines(t *testing.T) {
 	}
 	if !strings.Contains(html, `data-seq="7"`) || strings.Contains(html, `data-seq="6"`) || !strings.Contains(html, `data-value="24"`) {
 		t.Fatalf("not the newest lines: %.300s", html)
+	}
+}
+
+// TestLineRowsMatchesAScan: the table behind a line chart holds the newest
+// moments at which any series changed, with each series' value then (the
+// last step at or before it), as a plain scan of every step finds them,
+// whatever the series and however many steps share a moment.
+func TestLineRowsMatchesAScan(t *testing.T) {
+	scan := func(series []Series) [][]string {
+		var times []time.Duration
+		for _, s := range series {
+			for _, st := range s.Steps {
+				times = append(times, st.At)
+			}
+		}
+		slices.Sort(times)
+		times = slices.Compact(times)
+		times = times[max(0, len(times)-tableRows):]
+		var rows [][]string
+		for _, at := range times {
+			row := []string{ClockText(at)}
+			for _, s := range series {
+				v := ""
+				for _, st := range s.Steps {
+					if st.At <= at {
+						v = strconv.Itoa(st.V)
+					}
+				}
+				row = append(row, v)
+			}
+			rows = append(rows, row)
+		}
+		return rows
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		series := make([]Series, 1+r.IntN(4))
+		for i := range series {
+			at := time.Duration(r.IntN(3)) * time.Second
+			for range r.IntN(20) {
+				series[i].Steps = append(series[i].Steps, Step{At: at, V: r.IntN(4)})
+				at += time.Duration(r.IntN(3)) * time.Second // 0: steps sharing a moment
+			}
+		}
+		if got, want := lineRows(series), scan(series); !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+			t.Fatalf("series %v:\nrows %v\nwant %v", series, got, want)
+		}
 	}
 }

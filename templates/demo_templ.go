@@ -1091,7 +1091,7 @@ func Log(l Lang, prefix, title string, lines []LogLine) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		lines = lines[max(0, len(lines)-LogShown):]
+		lines = Newest(lines)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 87, "<section id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

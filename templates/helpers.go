@@ -14,8 +14,14 @@ func Itoa(n int) string { return strconv.Itoa(n) }
 // BoolStr formats b as "true" or "false", as data-* attributes carry it.
 func BoolStr(b bool) string { return strconv.FormatBool(b) }
 
-// Vals builds an hx-vals JSON object from key, value pairs.
+// Vals builds an hx-vals JSON object from key, value pairs, as
+// encoding/json writes a map of them (keys sorted). Every button of every
+// frame has one, so the usual case (a few plain strings, ints and bools) is
+// written directly; anything else goes through encoding/json.
 func Vals(kv ...any) string {
+	if s, ok := plainVals(kv); ok {
+		return s
+	}
 	m := map[string]any{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i].(string)] = kv[i+1]
@@ -25,6 +31,71 @@ func Vals(kv ...any) string {
 		panic("templates: hx-vals: " + err.Error()) // only plain values reach here
 	}
 	return string(b)
+}
+
+// plainVals writes kv as Vals does when it holds at most four pairs of
+// distinct plain keys and plain string, int or bool values; ok is false
+// otherwise.
+func plainVals(kv []any) (string, bool) {
+	n := len(kv) / 2
+	if len(kv)%2 != 0 || n > 4 {
+		return "", false
+	}
+	var order [4]int // pair indexes, by key
+	for i := range n {
+		k, ok := kv[2*i].(string)
+		if !ok || !plain(k) {
+			return "", false
+		}
+		j := i
+		for ; j > 0 && kv[2*order[j-1]].(string) > k; j-- {
+			order[j] = order[j-1]
+		}
+		if j > 0 && kv[2*order[j-1]].(string) == k {
+			return "", false
+		}
+		order[j] = i
+	}
+	b := make([]byte, 0, 64)
+	b = append(b, '{')
+	for j := range n {
+		i := order[j]
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, kv[2*i].(string)...)
+		b = append(b, '"', ':')
+		switch v := kv[2*i+1].(type) {
+		case string:
+			if !plain(v) {
+				return "", false
+			}
+			b = append(b, '"')
+			b = append(b, v...)
+			b = append(b, '"')
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		default:
+			return "", false
+		}
+	}
+	b = append(b, '}')
+	return string(b), true
+}
+
+// plain reports whether s needs no escaping in JSON: ASCII letters, digits
+// and a few marks.
+func plain(s string) bool {
+	for i := range len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // Lower lowercases s, for class names made from phases.

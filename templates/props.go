@@ -78,6 +78,10 @@ type ControlProps struct {
 // shows about ten at once, and every line is in the frames that change it.
 const LogShown = 24
 
+// Newest returns the last LogShown of a log's entries: a demo says only
+// the lines its page shows.
+func Newest[T any](entries []T) []T { return entries[max(0, len(entries)-LogShown):] }
+
 // LogLine is one line of a log.
 type LogLine struct {
 	Seq  int

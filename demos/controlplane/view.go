@@ -165,7 +165,7 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 	p.Next = d.next(l)
 	p.Quiz = d.quizzes(l)
 	p.Runtime = runtimeProps(l, d.c.Runtime())
-	p.Log = logLines(l, d.c.Events())
+	p.Log = logLines(l, ui.Newest(d.c.Events()))
 	p.LiveText = d.liveText(l, p)
 	return p
 }

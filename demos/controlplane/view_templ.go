@@ -6,12 +6,10 @@ package controlplane
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import (
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
 
-	ui "github.com/reconcile-demo/reconcile-demo/templates"
-)
+import ui "github.com/reconcile-demo/reconcile-demo/templates"
 
 // section is chapter 004's demo inside the shared frame: the guide and the
 // sequence diagram on one side, the cluster (kubectl's Deployment, the

@@ -102,7 +102,7 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 		p.Last = reportProps(l, r)
 		p.Live = F(l, "rc.live", ui.ClockText(r.At), p.Last.Trigger, p.Last.Explain, actionsText(l, p.Last.Actions))
 	}
-	p.Log = logLines(l, d.Events())
+	p.Log = logLines(l, ui.Newest(d.Events()))
 	return p
 }
 
@@ -188,9 +188,12 @@ func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 		{Class: "s-pending", Label: T(l, "phase.Pending")},
 		{Class: "s-failed", Label: T(l, "phase.Failed")},
 	}
-	for _, h := range hist {
-		for i, v := range []int{h.Desired, h.Running, h.Pending, h.Failed} {
-			series[i].Steps = append(series[i].Steps, ui.Step{At: h.At, V: v})
+	for i := range series {
+		series[i].Steps = make([]ui.Step, len(hist))
+	}
+	for j, h := range hist {
+		for i, v := range [...]int{h.Desired, h.Running, h.Pending, h.Failed} {
+			series[i].Steps[j] = ui.Step{At: h.At, V: v}
 		}
 	}
 	return ui.LineChart(Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Now(), d.Window(), series)
