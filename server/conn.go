@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"sync"
 	"time"
 
@@ -76,23 +77,30 @@ func (b *mailbox) put(frags []frag, m *metrics) {
 	}
 }
 
-// take returns everything pending as one frame, or nil.
-func (b *mailbox) take() []byte {
+// writeTo writes everything pending to buf as one frame, and reports
+// whether there was anything.
+func (b *mailbox) writeTo(buf *bytes.Buffer) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.pending) == 0 {
-		return nil
+		return false
 	}
-	n := 0
 	for _, f := range b.pending {
-		n += len(f.html)
-	}
-	out := make([]byte, 0, n)
-	for _, f := range b.pending {
-		out = append(out, f.html...)
+		buf.Write(f.html)
 	}
 	b.pending = nil // drop the sent fragments and their array
-	return out
+	return true
+}
+
+// buffers are the scratch space of rendering and writing frames: every
+// frame of every session passes through one, and allocating them afresh was
+// a quarter of the garbage of a busy server.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer {
+	b := buffers.Get().(*bytes.Buffer)
+	b.Reset()
+	return b
 }
 
 // wsConn is one browser socket: exactly one reader (readPump, for as long
@@ -172,22 +180,28 @@ func (c *wsConn) write() {
 		c.mu.Lock()
 		ping, closing, code, reason := c.ping, c.closing, c.code, c.reason
 		c.ping = false
-		frame := c.box.take()
-		if frame == nil && !ping && !closing {
+		frame := getBuffer()
+		pending := c.box.writeTo(frame)
+		if !pending && !ping && !closing {
 			c.writing = false
 			c.mu.Unlock()
+			buffers.Put(frame)
 			return
 		}
 		c.mu.Unlock()
 		// Before closing, say why: the refusal fragment, if any (not to a
 		// peer that sent too much: it is not listening).
-		if frame != nil && !(closing && code == closeTooBig) {
+		if pending && !(closing && code == closeTooBig) {
 			c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+			err := c.ws.WriteMessage(websocket.TextMessage, frame.Bytes())
+			buffers.Put(frame)
+			if err != nil {
 				c.finish()
 				return
 			}
 			c.m.framesSent.Inc()
+		} else {
+			buffers.Put(frame)
 		}
 		if ping && !closing {
 			c.ws.SetWriteDeadline(time.Now().Add(writeWait))

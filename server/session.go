@@ -210,7 +210,8 @@ func (s *session) flush(srv *Server) {
 	if s.conn == nil {
 		return
 	}
-	var buf bytes.Buffer
+	buf := getBuffer()
+	defer buffers.Put(buf)
 	var changed []frag
 	frags := s.ownerFrags()
 	if len(s.sent) != len(frags) {
@@ -218,7 +219,7 @@ func (s *session) flush(srv *Server) {
 	}
 	for i, f := range frags {
 		buf.Reset()
-		if err := f.Comp.Render(context.Background(), &buf); err != nil {
+		if err := f.Comp.Render(context.Background(), buf); err != nil {
 			srv.log.Error("render fragment", "id", f.ID, "err", err)
 			return
 		}
@@ -238,10 +239,11 @@ func (s *session) flush(srv *Server) {
 
 func (s *session) hashes(frags []demo.Fragment) []uint64 {
 	out := make([]uint64, len(frags))
-	var buf bytes.Buffer
+	buf := getBuffer()
+	defer buffers.Put(buf)
 	for i, f := range frags {
 		buf.Reset()
-		if err := f.Comp.Render(context.Background(), &buf); err != nil {
+		if err := f.Comp.Render(context.Background(), buf); err != nil {
 			return nil // send everything on the first connection instead
 		}
 		out[i] = maphash.Bytes(hashSeed, buf.Bytes()) | 1

@@ -106,7 +106,7 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 		p.Last.Actions = []ActionProps{{Kind: rep.Action.Kind, Target: rep.Action.Target, Text: text}}
 		p.Live = F(l, "op.live", p.Last.At, p.Last.Trigger, text, T(l, "opphase."+rep.Phase.String()))
 	}
-	p.Log = logLines(l, ui.Newest(d.Events()))
+	p.Log = logLines(l, d.Log.Newest(ui.LogShown))
 	return p
 }
 

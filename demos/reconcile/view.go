@@ -102,7 +102,7 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 		p.Last = reportProps(l, r)
 		p.Live = F(l, "rc.live", ui.ClockText(r.At), p.Last.Trigger, p.Last.Explain, actionsText(l, p.Last.Actions))
 	}
-	p.Log = logLines(l, ui.Newest(d.Events()))
+	p.Log = logLines(l, d.Log.Newest(ui.LogShown))
 	return p
 }
 

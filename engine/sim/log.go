@@ -51,5 +51,11 @@ func (l *Log) Add(at time.Duration, e Event) {
 // List returns a copy of the events, oldest first.
 func (l *Log) List() []Event { return append([]Event(nil), l.events...) }
 
+// Newest returns a copy of the newest n events (all of them when there are
+// fewer), oldest first: what a page shows of the log.
+func (l *Log) Newest(n int) []Event {
+	return append([]Event(nil), l.events[max(0, len(l.events)-n):]...)
+}
+
 // Seq returns the number of the newest event: it grows with every event.
 func (l *Log) Seq() int { return l.seq }

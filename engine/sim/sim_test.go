@@ -185,6 +185,16 @@ func TestLogIsBounded(t *testing.T) {
 	if l.List()[0].N != 3 {
 		t.Fatal("List returned the log's own slice")
 	}
+	if newest := l.Newest(2); len(newest) != 2 || newest[0].N != 4 || newest[1].N != 5 {
+		t.Fatalf("Newest(2) %+v", newest)
+	}
+	if all := l.Newest(10); len(all) != 3 || all[0].N != 3 {
+		t.Fatalf("Newest(10) %+v", all)
+	}
+	l.Newest(1)[0].N = 99
+	if l.List()[2].N != 5 {
+		t.Fatal("Newest returned the log's own slice")
+	}
 	var zero Log
 	zero.Add(0, Event{Kind: "k"})
 	if len(zero.List()) != 0 || zero.Seq() != 1 {
