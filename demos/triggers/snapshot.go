@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -66,9 +67,32 @@ type Event engine.EventState
 // Copy is an engine.CopyState written as [seq, in].
 type Copy engine.CopyState
 
-// MarshalJSON writes the event as an array.
+// MarshalJSON writes the event as an array. Every frame's snapshot holds a
+// stream's worth of them, so it writes them directly rather than through a
+// []any.
 func (e Event) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]any{e.Seq, e.Kind, e.Pod, e.Old, e.New, e.Fate, e.Loss, e.EmittedAt, e.Delivered, e.DeliveredAt})
+	b := make([]byte, 0, 96)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(e.Seq), 10)
+	for _, s := range [...]string{e.Kind, e.Pod} {
+		b = appendString(append(b, ','), s)
+	}
+	for _, n := range [...]int{e.Old, e.New} {
+		b = strconv.AppendInt(append(b, ','), int64(n), 10)
+	}
+	for _, s := range [...]string{e.Fate, e.Loss} {
+		b = appendString(append(b, ','), s)
+	}
+	b = strconv.AppendInt(append(b, ','), e.EmittedAt, 10)
+	b = strconv.AppendInt(append(b, ','), int64(e.Delivered), 10)
+	b = strconv.AppendInt(append(b, ','), e.DeliveredAt, 10)
+	return append(b, ']'), nil
+}
+
+// appendString appends s as a JSON string, as encoding/json writes it.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
 }
 
 // UnmarshalJSON reads an event's array: exactly its ten values, each of its
@@ -83,7 +107,11 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the copy as an array.
-func (c Copy) MarshalJSON() ([]byte, error) { return json.Marshal([]any{c.Seq, c.In}) }
+func (c Copy) MarshalJSON() ([]byte, error) {
+	b := strconv.AppendInt([]byte{'['}, int64(c.Seq), 10)
+	b = strconv.AppendInt(append(b, ','), c.In, 10)
+	return append(b, ']'), nil
+}
 
 // UnmarshalJSON reads a copy's array of exactly two numbers.
 func (c *Copy) UnmarshalJSON(b []byte) error {

@@ -200,3 +200,26 @@ func TestForgedSnapshotsAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestEventsAreWrittenAsEncodingJSONWritesArrays: an event and a copy in
+// flight are written byte for byte as encoding/json writes the same values
+// as an array, whatever their strings hold.
+func TestEventsAreWrittenAsEncodingJSONWritesArrays(t *testing.T) {
+	for _, e := range []Event{
+		{},
+		{Seq: 7, Kind: "add", Pod: "pod-3", Old: 2, New: 3, Fate: "delivered", EmittedAt: 1500, Delivered: 1, DeliveredAt: 2100},
+		{Seq: 1 << 40, Kind: "del", Pod: `"<&>\`, Old: -1, Fate: "dropped", Loss: "ポッド", EmittedAt: -5},
+	} {
+		want, err := json.Marshal([]any{e.Seq, e.Kind, e.Pod, e.Old, e.New, e.Fate, e.Loss, e.EmittedAt, e.Delivered, e.DeliveredAt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.MarshalJSON(); string(got) != string(want) {
+			t.Errorf("event %+v written %s, want %s", e, got, want)
+		}
+	}
+	c := Copy{Seq: 12, In: 340}
+	if got, _ := c.MarshalJSON(); string(got) != "[12,340]" {
+		t.Errorf("copy written %s", got)
+	}
+}
