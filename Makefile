@@ -102,15 +102,15 @@ CAPACITY_SESSIONS ?= 10000
 CAPACITY_ACTING   ?= 2000
 CAPACITY_KINDS    ?= $(shell $(GO) run ./cmd/loadgen -kinds 2>/dev/null)
 capacity: build loadgen barehub
-	@for kind in $(CAPACITY_KINDS); do \
+	@fail=0; for kind in $(CAPACITY_KINDS); do \
 	  ADDR=$(CAPACITY_ADDR) SESSION_TTL=5s MAX_SESSIONS=25000 MAX_SESSIONS_PER_ADDR=25000 $(BIN) 2>/dev/null & pid=$$!; \
 	  ADDR=$(BARE_ADDR) bin/barehub 2>/dev/null & bare=$$!; \
 	  trap "kill $$pid $$bare 2>/dev/null" EXIT; \
 	  for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
-	  bin/loadgen -url http://$(CAPACITY_ADDR) -bare http://$(BARE_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_SESSIONS) -rate 0 -duration 20s -ramp 1000/s; \
-	  bin/loadgen -url http://$(CAPACITY_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_ACTING) -rate 1 -duration 30s -ramp 500/s; \
-	  kill $$pid $$bare; wait $$pid $$bare 2>/dev/null; \
-	done
+	  bin/loadgen -url http://$(CAPACITY_ADDR) -bare http://$(BARE_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_SESSIONS) -rate 0 -duration 20s -ramp 1000/s || fail=1; \
+	  bin/loadgen -url http://$(CAPACITY_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_ACTING) -rate 1 -duration 30s -ramp 500/s || fail=1; \
+	  kill $$pid $$bare; wait $$pid $$bare 2>/dev/null || true; \
+	done; exit $$fail
 
 barehub:
 	$(GO) build -o bin/barehub ./cmd/barehub
