@@ -140,9 +140,9 @@ func (d *Demo) Apply(c demo.Command) error {
 		n := c.N
 		switch c.Action {
 		case "replicas-inc":
-			n = d.c.Replicas() + 1
+			n = d.cl().Replicas() + 1
 		case "replicas-dec":
-			n = d.c.Replicas() - 1
+			n = d.cl().Replicas() - 1
 		}
 		if err := d.SetReplicas(n); err != nil {
 			return demo.OutOfRange("replicas", 0, cp.MaxReplicas)

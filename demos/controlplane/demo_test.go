@@ -32,13 +32,13 @@ func TestRefusalsChangeNothing(t *testing.T) {
 	}
 	deleting := func(t *testing.T) *Demo {
 		d := live(t)
-		must(t, d.KillPod(d.c.Pods()[0].Name))
+		must(t, d.KillPod(d.Cluster().Pods()[0].Name))
 		return d
 	}
 	terminating := func(t *testing.T) *Demo {
 		d := live(t)
 		must(t, d.SetNode("node-1", false))
-		for _, p := range d.c.Pods() {
+		for _, p := range d.Cluster().Pods() {
 			if p.Node == "node-1" {
 				must(t, d.KillPod(p.Name))
 			}
@@ -56,7 +56,7 @@ func TestRefusalsChangeNothing(t *testing.T) {
 		must(t, d.SetReplicas(0))
 		return d
 	}
-	firstPod := func(d *Demo) string { return d.c.Pods()[0].Name }
+	firstPod := func(d *Demo) string { return d.Cluster().Pods()[0].Name }
 	for _, tc := range []struct {
 		name  string
 		state func(t *testing.T) *Demo
@@ -79,7 +79,7 @@ func TestRefusalsChangeNothing(t *testing.T) {
 		{"an unknown pod", quiet, fixed(demo.Command{Action: "kill", Name: "web-5846cdcf6d-zzzzz"}), "err.pod"},
 		{"a pod being deleted", deleting, func(d *Demo) demo.Command { return demo.Command{Action: "kill", Name: firstPod(d)} }, "err.pod"},
 		{"a terminating pod", terminating, func(d *Demo) demo.Command {
-			for _, p := range d.c.Pods() {
+			for _, p := range d.Cluster().Pods() {
 				if p.Phase == cp.PhaseTerminating {
 					return demo.Command{Action: "kill", Name: p.Name}
 				}
@@ -149,30 +149,30 @@ func TestAcceptedCommands(t *testing.T) {
 	apply(demo.Command{Action: "guided-next"})
 	apply(demo.Command{Action: "guided-next"})
 	apply(demo.Command{Action: "guided-back"})
-	if d.c.Guide().Step != 1 {
-		t.Fatalf("step %d", d.c.Guide().Step)
+	if d.Cluster().Guide().Step != 1 {
+		t.Fatalf("step %d", d.Cluster().Guide().Step)
 	}
 	apply(demo.Command{Action: "step"}) // during the guide: the next message
-	if d.c.Guide().Step != 2 {
-		t.Fatalf("step during the guide: %d", d.c.Guide().Step)
+	if d.Cluster().Guide().Step != 2 {
+		t.Fatalf("step during the guide: %d", d.Cluster().Guide().Step)
 	}
 	apply(demo.Command{Action: "runtime", Name: string(cp.RuntimeDockershim)})
-	if d.c.Runtime() != cp.RuntimeDockershim {
+	if d.Cluster().Runtime() != cp.RuntimeDockershim {
 		t.Fatal("runtime")
 	}
 	apply(demo.Command{Action: "guided-finish"})
 	apply(demo.Command{Action: "replicas-inc"})
 	apply(demo.Command{Action: "replicas-inc"})
 	apply(demo.Command{Action: "replicas-dec"})
-	if d.c.Replicas() != 4 {
-		t.Fatalf("replicas %d", d.c.Replicas())
+	if d.Cluster().Replicas() != 4 {
+		t.Fatalf("replicas %d", d.Cluster().Replicas())
 	}
 	apply(demo.Command{Action: "set-replicas", N: 6})
 	settle(t, d)
-	apply(demo.Command{Action: "kill", Name: d.c.Pods()[0].Name})
+	apply(demo.Command{Action: "kill", Name: d.Cluster().Pods()[0].Name})
 	apply(demo.Command{Action: "component", Name: cp.ProcessScheduler, On: false})
 	apply(demo.Command{Action: "component", Name: cp.ProcessControllerManager, On: false})
-	if c := d.c.Components(); c[0].Running || c[1].Running {
+	if c := d.Cluster().Components(); c[0].Running || c[1].Running {
 		t.Fatalf("components %+v", c)
 	}
 	apply(demo.Command{Action: "node", Name: "node-2", On: false})

@@ -293,7 +293,7 @@ func (d *Demo) sequence(l ui.Lang) SeqProps {
 		p.Lanes = append(p.Lanes, LaneProps{Name: name, X: xs[name], Line1: ln[0], Line2: ln[1], Font: font,
 			Hub: name == cp.LaneAPIServer, Stopped: stopped[name]})
 	}
-	msgs := d.c.Messages()
+	msgs := d.cl().Messages()
 	for i, m := range msgs {
 		if _, ok := xs[m.From]; !ok {
 			continue
@@ -310,7 +310,7 @@ func (d *Demo) sequence(l ui.Lang) SeqProps {
 		p.Rows = append(p.Rows, a)
 	}
 	if !live {
-		if next := d.c.InFlight(); len(next) > 0 {
+		if next := d.cl().InFlight(); len(next) > 0 {
 			g := arrow(l, next[0], len(msgs), xs, strconv.Itoa(len(msgs)+1))
 			g.Label = F(l, "cp.seq.next", g.Label)
 			g.LabelX = clampLabel((xs[next[0].From]+xs[next[0].To])/2, textWidth(g.Label, labelFont))
@@ -332,7 +332,7 @@ func (d *Demo) stoppedLanes(l ui.Lang) map[string]string {
 	if !d.Live() {
 		return out
 	}
-	for _, c := range d.c.Components() {
+	for _, c := range d.cl().Components() {
 		if c.Running {
 			continue
 		}
@@ -346,7 +346,7 @@ func (d *Demo) stoppedLanes(l ui.Lang) map[string]string {
 		}
 	}
 	down := 0
-	for _, n := range d.c.Nodes() {
+	for _, n := range d.cl().Nodes() {
 		if !n.Kubelet {
 			down++
 		}

@@ -93,7 +93,7 @@ func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
 		c = demo.Command{Action: "set-replicas", N: int(arg%13) - 1}
 	case opKill:
 		name := "web-5846cdcf6d-zzzzz"
-		if pods := d.c.Pods(); len(pods) > 0 && arg < 200 {
+		if pods := d.Cluster().Pods(); len(pods) > 0 && arg < 200 {
 			name = pods[int(arg)%len(pods)].Name
 		}
 		c = demo.Command{Action: "kill", Name: name}
@@ -106,7 +106,7 @@ func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
 	case opNode:
 		c = demo.Command{Action: "node", Name: cp.NodeNames()[int(arg)%cp.NodeCount], On: arg&4 != 0}
 	case opRuntime:
-		c = demo.Command{Action: "runtime", Name: otherRuntime(string(d.c.Runtime()))}
+		c = demo.Command{Action: "runtime", Name: otherRuntime(string(d.Cluster().Runtime()))}
 	case opPreset:
 		c = demo.Command{Action: "preset", Name: []string{QuizScheduler, QuizNode}[arg%2]}
 	case opSkip:
@@ -194,29 +194,29 @@ func observable(d *Demo) string {
 		Pods    int
 	}
 	var nodes []nodeState
-	for _, n := range d.c.Nodes() {
+	for _, n := range d.Cluster().Nodes() {
 		nodes = append(nodes, nodeState{n.Name, n.Ready, n.Kubelet, n.Tainted, n.Pods})
 	}
 	var running []bool
-	for _, c := range d.c.Components() {
+	for _, c := range d.Cluster().Components() {
 		running = append(running, c.Running)
 	}
-	b, _ := json.Marshal([]any{d.c.Pods(), nodes, running, len(d.c.Messages()), len(d.c.InFlight()), d.c.Guide().Step})
+	b, _ := json.Marshal([]any{d.Cluster().Pods(), nodes, running, len(d.Cluster().Messages()), len(d.Cluster().InFlight()), d.Cluster().Guide().Step})
 	return string(b)
 }
 
 func checkInvariants(t *testing.T, d *Demo, step int) {
 	t.Helper()
 	checkClock(t, d)
-	if pods := d.c.Pods(); len(pods) > cp.MaxPods {
+	if pods := d.Cluster().Pods(); len(pods) > cp.MaxPods {
 		t.Fatalf("op %d: %d pods", step, len(pods))
 	}
-	for _, n := range d.c.Nodes() {
+	for _, n := range d.Cluster().Nodes() {
 		if n.Pods > cp.NodeCapacity {
 			t.Fatalf("op %d: %s holds %d pods", step, n.Name, n.Pods)
 		}
 	}
-	if r := d.c.Replicas(); r < 0 || r > cp.MaxReplicas {
+	if r := d.Cluster().Replicas(); r < 0 || r > cp.MaxReplicas {
 		t.Fatalf("op %d: replicas %d", step, r)
 	}
 	raw := demo.MustJSON(d.Snapshot())

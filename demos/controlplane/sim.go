@@ -40,10 +40,15 @@ var (
 // to an earlier step of the guide); the clock only adds the pace — paused or
 // not, and the speed — and is rebuilt at the engine's time after every
 // change (sync).
+//
+// A new demo has no cluster of its own: it reads start, the starting state
+// every demo shares, until a command would change it; then it makes its
+// own, the same starting state anew. So an open tab that nobody touches
+// holds no cluster at all.
 type Demo struct {
 	clk  sim.Clock
-	c    *cp.Cluster
-	quiz string // QuizNone, QuizScheduler or QuizNode: the preset last set up
+	c    *cp.Cluster // the demo's own cluster; nil while it is still start
+	quiz string      // QuizNone, QuizScheduler or QuizNode: the preset last set up
 	// reconciles counts the messages sent (each makes a component run),
 	// for metrics; it never goes down, not even on Reset.
 	reconciles int
@@ -53,15 +58,36 @@ type Demo struct {
 // NewDemo returns the guide's starting state: an empty cluster, the
 // chapter's kubectl apply unsent, time stopped until the guide is over.
 func NewDemo() *Demo {
-	d := &Demo{c: cp.New(Seed), clk: sim.NewClock(0, false, sim.Normal)}
+	d := &Demo{clk: sim.NewClock(0, false, sim.Normal)}
 	d.sync()
 	return d
+}
+
+// start is the guide's starting state, built once and never changed
+// afterwards: any number of demos read it at once (every view of the
+// engine is a read).
+var start = cp.New(Seed)
+
+// cl returns the cluster to read: the demo's own, or start.
+func (d *Demo) cl() *cp.Cluster {
+	if d.c == nil {
+		return start
+	}
+	return d.c
+}
+
+// own returns the demo's own cluster, made before the first change.
+func (d *Demo) own() *cp.Cluster {
+	if d.c == nil {
+		d.c = cp.New(Seed)
+	}
+	return d.c
 }
 
 // sync rebuilds the clock at the engine's time, keeping the pace, and counts
 // the messages sent since the last sync.
 func (d *Demo) sync() {
-	d.clk = sim.NewClock(d.c.Now(), d.clk.Paused(), d.clk.Speed())
+	d.clk = sim.NewClock(d.cl().Now(), d.clk.Paused(), d.clk.Speed())
 	seq := d.newestSeq()
 	if seq > d.lastSeq {
 		d.reconciles += seq - d.lastSeq
@@ -73,17 +99,17 @@ func (d *Demo) sync() {
 // flight); it starts again from 0 when the guide is replayed.
 func (d *Demo) newestSeq() int {
 	seq := 0
-	for _, m := range d.c.Messages() {
+	for _, m := range d.cl().Messages() {
 		seq = max(seq, m.Seq)
 	}
-	for _, m := range d.c.InFlight() {
+	for _, m := range d.cl().InFlight() {
 		seq = max(seq, m.Seq)
 	}
 	return seq
 }
 
 // Live reports whether the guide is over: every message sent, time runs.
-func (d *Demo) Live() bool { g := d.c.Guide(); return g.Step == g.Total }
+func (d *Demo) Live() bool { g := d.cl().Guide(); return g.Step == g.Total }
 
 // Advance lets dt of the caller's time pass: scaled by the speed, none
 // while paused, and none during the guide (its messages move only with
@@ -93,7 +119,7 @@ func (d *Demo) Advance(dt time.Duration) {
 		return
 	}
 	t := d.clk.Target(dt)
-	d.c.Advance(t - d.clk.Now())
+	d.own().Advance(t - d.clk.Now())
 	d.sync()
 }
 
@@ -105,7 +131,7 @@ func (d *Demo) NextDue() (time.Duration, bool) {
 	if !d.Live() {
 		return 0, false
 	}
-	return d.clk.Wait(d.c.NextDue())
+	return d.clk.Wait(d.cl().NextDue())
 }
 
 // SetPaused stops or resumes virtual time.
@@ -128,7 +154,7 @@ func (d *Demo) Next() (cp.Message, error) {
 	if d.Live() {
 		return cp.Message{}, errGuideOver
 	}
-	m, err := d.c.Next()
+	m, err := d.own().Next()
 	d.sync()
 	return m, err
 }
@@ -136,10 +162,10 @@ func (d *Demo) Next() (cp.Message, error) {
 // Back undoes the guide's last message. The eleventh message makes the
 // cluster live, so Back works from the first to the tenth.
 func (d *Demo) Back() error {
-	if g := d.c.Guide(); !g.CanBack || g.Step >= g.Total {
+	if g := d.cl().Guide(); !g.CanBack || g.Step >= g.Total {
 		return errNoBack
 	}
-	err := d.c.Back()
+	err := d.own().Back()
 	d.sync()
 	return err
 }
@@ -149,7 +175,7 @@ func (d *Demo) FinishGuide() error {
 	if d.Live() {
 		return errGuideOver
 	}
-	d.c.FinishGuide()
+	d.own().FinishGuide()
 	d.sync()
 	return nil
 }
@@ -161,7 +187,7 @@ func (d *Demo) Step() error {
 		_, err := d.Next()
 		return err
 	}
-	if _, ok := d.c.Step(); !ok {
+	if _, ok := d.own().Step(); !ok {
 		return errNothingDue
 	}
 	d.sync()
@@ -174,7 +200,7 @@ func (d *Demo) Skip() error {
 	if !d.Live() {
 		return cp.ErrGuide
 	}
-	if _, ok := d.c.SkipToNext(); !ok {
+	if _, ok := d.own().SkipToNext(); !ok {
 		return errNothingDue
 	}
 	d.sync()
@@ -182,24 +208,26 @@ func (d *Demo) Skip() error {
 }
 
 // SetReplicas applies the Deployment with n replicas.
-func (d *Demo) SetReplicas(n int) error { return d.do(func() error { return d.c.SetReplicas(n) }) }
+func (d *Demo) SetReplicas(n int) error { return d.do(func() error { return d.own().SetReplicas(n) }) }
 
 // KillPod deletes a pod with kubectl.
-func (d *Demo) KillPod(name string) error { return d.do(func() error { return d.c.KillPod(name) }) }
+func (d *Demo) KillPod(name string) error { return d.do(func() error { return d.own().KillPod(name) }) }
 
 // SetComponent starts or stops the scheduler or the controller-manager.
 func (d *Demo) SetComponent(name string, on bool) error {
-	return d.do(func() error { return d.c.SetComponent(name, on) })
+	return d.do(func() error { return d.own().SetComponent(name, on) })
 }
 
 // SetNode starts or stops a node's kubelet (and its heartbeats).
 func (d *Demo) SetNode(name string, on bool) error {
-	return d.do(func() error { return d.c.SetNode(name, on) })
+	return d.do(func() error { return d.own().SetNode(name, on) })
 }
 
 // SetRuntime chooses the path of the kubelet's CRI calls (also during the
 // guide, whose arrows are redrawn).
-func (d *Demo) SetRuntime(r cp.Runtime) error { return d.do(func() error { return d.c.SetRuntime(r) }) }
+func (d *Demo) SetRuntime(r cp.Runtime) error {
+	return d.do(func() error { return d.own().SetRuntime(r) })
+}
 
 // Preset sets up one of the quiz's situations from the live cluster,
 // finishing the guide first if need be.
@@ -207,9 +235,9 @@ func (d *Demo) Preset(name string) error {
 	var err error
 	switch name {
 	case QuizScheduler:
-		err = d.c.PresetSchedulerOutage()
+		err = d.own().PresetSchedulerOutage()
 	case QuizNode:
-		_, err = d.c.PresetNodeOutage()
+		_, err = d.own().PresetNodeOutage()
 	default:
 		return errors.New("no such preset")
 	}
@@ -234,13 +262,14 @@ func (d *Demo) do(f func() error) error {
 // runtime stack, keeping the pace; the clock goes back to 0 with the
 // engine's.
 func (d *Demo) Reset() {
-	d.c.Reset()
+	d.own().Reset()
 	d.quiz = QuizNone
 	d.sync()
 }
 
-// Cluster returns the engine, for the view to read.
-func (d *Demo) Cluster() *cp.Cluster { return d.c }
+// Cluster returns the engine, for reading only: while the demo is still
+// start, it is the one every demo shares.
+func (d *Demo) Cluster() *cp.Cluster { return d.cl() }
 
 // Quiz returns the preset last set up.
 func (d *Demo) Quiz() string { return d.quiz }

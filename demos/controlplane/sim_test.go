@@ -16,8 +16,8 @@ func live(t *testing.T) *Demo {
 	t.Helper()
 	d := NewDemo()
 	must(t, d.FinishGuide())
-	if !d.c.Converged() {
-		t.Fatalf("the guide did not converge: %+v", d.c.Pods())
+	if !d.Cluster().Converged() {
+		t.Fatalf("the guide did not converge: %+v", d.Cluster().Pods())
 	}
 	return d
 }
@@ -26,24 +26,24 @@ func live(t *testing.T) *Demo {
 func settle(t *testing.T, d *Demo) {
 	t.Helper()
 	for range 600 {
-		if len(d.c.InFlight()) == 0 {
+		if len(d.Cluster().InFlight()) == 0 {
 			return
 		}
 		d.Advance(100 * time.Millisecond)
 	}
-	t.Fatalf("messages still in flight after a minute: %+v", d.c.InFlight())
+	t.Fatalf("messages still in flight after a minute: %+v", d.Cluster().InFlight())
 }
 
 func phases(d *Demo) map[cp.Phase]int {
 	out := map[cp.Phase]int{}
-	for _, p := range d.c.Pods() {
+	for _, p := range d.Cluster().Pods() {
 		out[p.Phase]++
 	}
 	return out
 }
 
 func node(d *Demo, name string) cp.NodeView {
-	for _, n := range d.c.Nodes() {
+	for _, n := range d.Cluster().Nodes() {
 		if n.Name == name {
 			return n
 		}
@@ -54,8 +54,8 @@ func node(d *Demo, name string) cp.NodeView {
 // The clock and the engine share one time: every change keeps them equal.
 func checkClock(t *testing.T, d *Demo) {
 	t.Helper()
-	if d.clk.Now() != d.c.Now() {
-		t.Fatalf("clock %v, engine %v", d.clk.Now(), d.c.Now())
+	if d.clk.Now() != d.Cluster().Now() {
+		t.Fatalf("clock %v, engine %v", d.clk.Now(), d.Cluster().Now())
 	}
 }
 
@@ -69,8 +69,8 @@ func TestGuideTimeStandsStill(t *testing.T) {
 		}
 		before := d.Now()
 		d.Advance(time.Hour)
-		if d.Now() != before || d.c.Guide().Step != step {
-			t.Fatalf("step %d: an hour moved the guide to %v, step %d", step, d.Now(), d.c.Guide().Step)
+		if d.Now() != before || d.Cluster().Guide().Step != step {
+			t.Fatalf("step %d: an hour moved the guide to %v, step %d", step, d.Now(), d.Cluster().Guide().Step)
 		}
 		if p := d.props(ui.Ja, ""); !p.Clock.Paused {
 			t.Fatalf("step %d: the page's clock runs during the guide", step)
@@ -97,10 +97,10 @@ func TestGuideNextAndBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		info, _ := cp.GuideStepInfo(n)
-		if m.From != info.From || m.To != info.To || m.Kind != info.Kind || d.c.Guide().Step != n {
+		if m.From != info.From || m.To != info.To || m.Kind != info.Kind || d.Cluster().Guide().Step != n {
 			t.Fatalf("message %d is %s→%s %s, want %s→%s %s", n, m.From, m.To, m.Kind, info.From, info.To, info.Kind)
 		}
-		if got := len(d.c.Messages()); got != n {
+		if got := len(d.Cluster().Messages()); got != n {
 			t.Fatalf("after %d messages the diagram holds %d", n, got)
 		}
 		times = append(times, d.Now())
@@ -127,8 +127,8 @@ func TestGuideNextAndBack(t *testing.T) {
 		if n > 0 {
 			want = times[n-1]
 		}
-		if d.c.Guide().Step != n || d.Now() != want || len(d.c.Messages()) != n {
-			t.Fatalf("Back to %d: step %d at %v with %d messages, want %v", n, d.c.Guide().Step, d.Now(), len(d.c.Messages()), want)
+		if d.Cluster().Guide().Step != n || d.Now() != want || len(d.Cluster().Messages()) != n {
+			t.Fatalf("Back to %d: step %d at %v with %d messages, want %v", n, d.Cluster().Guide().Step, d.Now(), len(d.Cluster().Messages()), want)
 		}
 	}
 }
@@ -187,7 +187,7 @@ func TestRuntimeHopsOnTheArrow(t *testing.T) {
 	if last.Via[0].X < last.X1 || last.Via[1].X+last.Via[1].W > last.X2+13 {
 		t.Fatalf("the hops leave the arrow: %+v", last)
 	}
-	if m := d.c.Messages()[8]; m.Image != cp.Image {
+	if m := d.Cluster().Messages()[8]; m.Image != cp.Image {
 		t.Fatalf("pulled %q", m.Image)
 	}
 	must(t, d.SetRuntime(cp.RuntimeContainerd))
@@ -242,7 +242,7 @@ func TestQuietClusterSetsNoTimer(t *testing.T) {
 		t.Fatal("a converged cluster is due")
 	}
 	d.Advance(24 * time.Hour)
-	if _, ok := d.NextDue(); ok || !d.c.Converged() {
+	if _, ok := d.NextDue(); ok || !d.Cluster().Converged() {
 		t.Fatal("a day of heartbeats made something due")
 	}
 
@@ -262,7 +262,7 @@ func TestQuietClusterSetsNoTimer(t *testing.T) {
 	}
 	settle(t, d)
 	if _, ok := d.NextDue(); ok {
-		t.Fatalf("a dead node whose pods are replaced is due: %+v", d.c.InFlight())
+		t.Fatalf("a dead node whose pods are replaced is due: %+v", d.Cluster().InFlight())
 	}
 }
 
@@ -297,7 +297,7 @@ func TestNodeOutageCountdownsEndWhenTheEngineActs(t *testing.T) {
 		t.Fatalf("%s after its grace period: %+v", name, nv)
 	}
 	old := map[string]bool{}
-	for _, pod := range d.c.Pods() {
+	for _, pod := range d.Cluster().Pods() {
 		if pod.Node == name {
 			old[pod.Name] = true
 		}
@@ -313,7 +313,7 @@ func TestNodeOutageCountdownsEndWhenTheEngineActs(t *testing.T) {
 	}
 	settle(t, d)
 	running := 0
-	for _, pod := range d.c.Pods() {
+	for _, pod := range d.Cluster().Pods() {
 		switch {
 		case old[pod.Name] && pod.Phase != cp.PhaseTerminating:
 			t.Fatalf("%s on the dead node is %s", pod.Name, pod.Phase)
@@ -324,7 +324,7 @@ func TestNodeOutageCountdownsEndWhenTheEngineActs(t *testing.T) {
 		}
 	}
 	if running != 5 {
-		t.Fatalf("%d Running after the eviction, want 5: %+v", running, d.c.Pods())
+		t.Fatalf("%d Running after the eviction, want 5: %+v", running, d.Cluster().Pods())
 	}
 	if got := d.props(ui.Ja, "").Nodes[0]; got.ETA != nil || got.Note == "" {
 		t.Fatalf("the dead node after the eviction: %+v", got)
@@ -345,7 +345,7 @@ func TestSchedulerOutagePreset(t *testing.T) {
 	if len(p.Unscheduled) != 2 || p.TrayNote != T(ui.Ja, "cp.tray.stopped") {
 		t.Fatalf("tray %+v note %q", p.Unscheduled, p.TrayNote)
 	}
-	restart := d.Now() + d.c.Components()[0].RestartIn
+	restart := d.Now() + d.Cluster().Components()[0].RestartIn
 	if c := p.Components[0]; c.Running || c.ETA == nil || c.ETA.At != restart.Milliseconds() {
 		t.Fatalf("the scheduler's row %+v", c)
 	}
@@ -357,8 +357,8 @@ func TestSchedulerOutagePreset(t *testing.T) {
 		t.Fatalf("the skip landed at %v, the restart was due at %v", d.Now(), restart)
 	}
 	settle(t, d)
-	if ph := phases(d); ph[cp.PhaseRunning] != 5 || len(d.c.Pods()) != 5 {
-		t.Fatalf("after the minute: %+v", d.c.Pods())
+	if ph := phases(d); ph[cp.PhaseRunning] != 5 || len(d.Cluster().Pods()) != 5 {
+		t.Fatalf("after the minute: %+v", d.Cluster().Pods())
 	}
 	if p := d.props(ui.Ja, ""); !p.Components[0].Running || len(p.Unscheduled) != 0 {
 		t.Fatal("the scheduler did not come back")
@@ -372,7 +372,7 @@ func TestControllerManagerStopped(t *testing.T) {
 	d := live(t)
 	must(t, d.SetComponent(cp.ProcessControllerManager, false))
 	var victim string
-	for _, p := range d.c.Pods() {
+	for _, p := range d.Cluster().Pods() {
 		if p.Node == "node-1" {
 			victim = p.Name
 		}
@@ -381,8 +381,8 @@ func TestControllerManagerStopped(t *testing.T) {
 	must(t, d.SetNode("node-3", false))
 	settle(t, d)
 	d.Advance(10 * time.Minute)
-	if len(d.c.Pods()) != 2 {
-		t.Fatalf("the killed pod was replaced: %+v", d.c.Pods())
+	if len(d.Cluster().Pods()) != 2 {
+		t.Fatalf("the killed pod was replaced: %+v", d.Cluster().Pods())
 	}
 	p := d.props(ui.Ja, "")
 	if n := p.Nodes[2]; n.Ready != "True" || n.Note != T(ui.Ja, "cp.node.cm-stopped") || n.ETA != nil {
@@ -391,7 +391,7 @@ func TestControllerManagerStopped(t *testing.T) {
 	must(t, d.SetComponent(cp.ProcessControllerManager, true))
 	settle(t, d)
 	if phases(d)[cp.PhaseRunning] != 3 {
-		t.Fatalf("the killed pod was not replaced: %+v", d.c.Pods())
+		t.Fatalf("the killed pod was not replaced: %+v", d.Cluster().Pods())
 	}
 	must(t, d.Skip())
 	settle(t, d)
@@ -409,9 +409,9 @@ func TestStep(t *testing.T) {
 	}
 	d.SetPaused(true)
 	must(t, d.SetReplicas(4))
-	before := len(d.c.Messages())
+	before := len(d.Cluster().Messages())
 	must(t, d.Step())
-	if len(d.c.Messages()) != before+1 || d.Now() != d.c.Now() {
+	if len(d.Cluster().Messages()) != before+1 || d.Now() != d.Cluster().Now() {
 		t.Fatal("a step did not deliver exactly one message")
 	}
 	if !d.Paused() {
@@ -429,10 +429,10 @@ func TestReset(t *testing.T) {
 	must(t, d.Preset(QuizNode))
 	n := d.Reconciles()
 	d.Reset()
-	if d.Now() != 0 || d.Live() || d.c.Guide().Step != 0 || d.Quiz() != QuizNone {
-		t.Fatalf("after reset: %v step %d quiz %q", d.Now(), d.c.Guide().Step, d.Quiz())
+	if d.Now() != 0 || d.Live() || d.Cluster().Guide().Step != 0 || d.Quiz() != QuizNone {
+		t.Fatalf("after reset: %v step %d quiz %q", d.Now(), d.Cluster().Guide().Step, d.Quiz())
 	}
-	if d.Speed() != sim.Double || !d.Paused() || d.c.Runtime() != cp.RuntimeDockershim {
+	if d.Speed() != sim.Double || !d.Paused() || d.Cluster().Runtime() != cp.RuntimeDockershim {
 		t.Fatal("reset lost the pace or the runtime")
 	}
 	if d.Reconciles() < n {

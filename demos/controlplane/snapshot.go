@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 )
@@ -20,8 +21,11 @@ type Snapshot struct {
 
 // Snapshot returns the demo's snapshot.
 func (d *Demo) Snapshot() Snapshot {
-	return Snapshot{Envelope: d.clk.Envelope(Name), Cluster: d.c.Snapshot(), Quiz: d.quiz}
+	return Snapshot{Envelope: d.clk.Envelope(Name), Cluster: d.cl().Snapshot(), Quiz: d.quiz}
 }
+
+// startSnapshot is the shared start's snapshot.
+var startSnapshot = demo.MustJSON(start.Snapshot())
 
 // RestoreDemo rebuilds a demo from a snapshot after checking every field
 // and bound (the engine checks its own). It returns an error, and no demo,
@@ -52,6 +56,9 @@ func RestoreDemo(snap Snapshot) (*Demo, error) {
 		return nil, fmt.Errorf("snapshot time %v, the cluster's %v", clock.Now(), c.Now())
 	}
 	d := &Demo{c: c, clk: clock, quiz: snap.Quiz}
+	if demo.MustJSON(c.Snapshot()) == startSnapshot {
+		d.c = nil // a page that was never touched shares the start again
+	}
 	if snap.Cluster.Live != nil {
 		d.lastSeq = snap.Cluster.Live.MsgSeq
 	}

@@ -54,7 +54,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	roundTrip(t, d)
 	must(t, d.SetReplicas(7))
 	d.Advance(300 * time.Millisecond)
-	if len(d.c.InFlight()) == 0 {
+	if len(d.Cluster().InFlight()) == 0 {
 		t.Fatal("nothing in flight to snapshot")
 	}
 	r = roundTrip(t, d)

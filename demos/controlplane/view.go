@@ -155,7 +155,7 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 			StepText: T(l, "cp.step"), HasReset: true},
 		Clock: ui.ClockProps{Prefix: Prefix, Ms: d.Now().Milliseconds(), Paused: d.Paused() || !live,
 			Speed: d.Speed().String()}}
-	snap := d.c.Snapshot()
+	snap := d.cl().Snapshot()
 	p.Snapshot = demo.MustJSON(d.Snapshot())
 	p.Guide = d.guide(l)
 	p.Seq = d.sequence(l)
@@ -164,15 +164,15 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 	p.Nodes, p.Unscheduled, p.TrayNote = d.nodes(l, snap.Live)
 	p.Next = d.next(l)
 	p.Quiz = d.quizzes(l)
-	p.Runtime = runtimeProps(l, d.c.Runtime())
-	p.Log = logLines(l, ui.Newest(d.c.Events()))
+	p.Runtime = runtimeProps(l, d.cl().Runtime())
+	p.Log = logLines(l, ui.Newest(d.cl().Events()))
 	p.LiveText = d.liveText(l, p)
 	return p
 }
 
 // guide builds the guide's bar.
 func (d *Demo) guide(l ui.Lang) GuideProps {
-	g := d.c.Guide()
+	g := d.cl().Guide()
 	p := GuideProps{Step: g.Step, Total: g.Total, CanNext: g.Step < g.Total, CanBack: g.CanBack && g.Step < g.Total,
 		Head: T(l, "guide.0.head"), Text: T(l, "guide.0.text")}
 	current := 0
@@ -181,7 +181,7 @@ func (d *Demo) guide(l ui.Lang) GuideProps {
 		p.Object, p.Before, p.After = s.Caption.Object, s.Caption.Before, s.Caption.After
 		current = s.ChapterStep
 	}
-	if msgs := d.c.Messages(); g.Step > 0 && len(msgs) > 0 {
+	if msgs := d.cl().Messages(); g.Step > 0 && len(msgs) > 0 {
 		last := msgs[len(msgs)-1]
 		p.Label = label(last)
 		if d.Live() && last.Step == 0 {
@@ -190,7 +190,7 @@ func (d *Demo) guide(l ui.Lang) GuideProps {
 			p.Object, p.Before, p.After = "", "", ""
 		}
 	}
-	if next := d.c.InFlight(); p.CanNext && len(next) > 0 {
+	if next := d.cl().InFlight(); p.CanNext && len(next) > 0 {
 		p.NextLabel = label(next[0])
 	}
 	for n := 1; n <= 5; n++ {
@@ -208,18 +208,18 @@ func (d *Demo) guide(l ui.Lang) GuideProps {
 
 // desired builds kubectl's panel and the objects' summary.
 func (d *Demo) desired(l ui.Lang) DesiredProps {
-	p := DesiredProps{Replicas: d.c.Replicas(), Max: cp.MaxReplicas, Locked: !d.Live(),
+	p := DesiredProps{Replicas: d.cl().Replicas(), Max: cp.MaxReplicas, Locked: !d.Live(),
 		Deployment: T(l, "cp.obj.none"), ReplicaSet: T(l, "cp.obj.none")}
-	g := d.c.Guide()
+	g := d.cl().Guide()
 	p.Sent = g.Step >= 1
 	if p.Sent {
-		p.Deployment = F(l, "cp.obj.replicas", d.c.Replicas())
+		p.Deployment = F(l, "cp.obj.replicas", d.cl().Replicas())
 	}
-	if _, n, ok := d.c.ReplicaSet(); ok {
+	if _, n, ok := d.cl().ReplicaSet(); ok {
 		p.ReplicaSet = F(l, "cp.obj.replicas", n)
 	}
 	var running, pending, term int
-	for _, pod := range d.c.Pods() {
+	for _, pod := range d.cl().Pods() {
 		switch pod.Phase {
 		case cp.PhaseRunning:
 			running++
@@ -239,7 +239,7 @@ func (d *Demo) desired(l ui.Lang) DesiredProps {
 // components builds the scheduler's and the controller-manager's rows.
 func (d *Demo) components(l ui.Lang) []CompProps {
 	var out []CompProps
-	for _, c := range d.c.Components() {
+	for _, c := range d.cl().Components() {
 		p := CompProps{Name: c.Name, Running: c.Running, State: T(l, "cp.state.stopped"), Locked: !d.Live(),
 			Holds: T(l, "cp.holds."+c.Name)}
 		if c.Running {
@@ -276,7 +276,7 @@ func eta(l ui.Lang, now, in time.Duration, key string, args ...any) *ui.ETA {
 // controller's timer ends.
 func (d *Demo) nodes(l ui.Lang, st *cp.LiveState) ([]NodeProps, []PodProps, string) {
 	now, live := d.Now(), d.Live()
-	comps := d.c.Components()
+	comps := d.cl().Components()
 	schedOn, cmOn := comps[0].Running, comps[1].Running
 	queued := map[string]int{}
 	if st != nil {
@@ -285,7 +285,7 @@ func (d *Demo) nodes(l ui.Lang, st *cp.LiveState) ([]NodeProps, []PodProps, stri
 		}
 	}
 	killing := map[string]bool{}
-	for _, m := range d.c.InFlight() {
+	for _, m := range d.cl().InFlight() {
 		if m.From == cp.LaneKubectl && m.Reason == cp.ReasonKill {
 			for _, o := range m.Objects {
 				killing[o.Name] = true
@@ -294,7 +294,7 @@ func (d *Demo) nodes(l ui.Lang, st *cp.LiveState) ([]NodeProps, []PodProps, stri
 	}
 	byNode := map[string][]PodProps{}
 	var tray []PodProps
-	for _, pod := range d.c.Pods() {
+	for _, pod := range d.cl().Pods() {
 		pp := podProps(l, pod, live && !killing[pod.Name])
 		if n := queued[pod.Name]; n > 0 {
 			pp.Note = F(l, "cp.pod.failed", n)
@@ -306,7 +306,7 @@ func (d *Demo) nodes(l ui.Lang, st *cp.LiveState) ([]NodeProps, []PodProps, stri
 		}
 	}
 	var out []NodeProps
-	for i, n := range d.c.Nodes() {
+	for i, n := range d.cl().Nodes() {
 		np := NodeProps{Name: n.Name, Ready: string(n.Ready), Kubelet: n.Kubelet, Tainted: n.Tainted,
 			Pods: byNode[n.Name], Count: n.Pods, Capacity: cp.NodeCapacity, Locked: !live,
 			ReadyText: T(l, "cp.ready."+string(n.Ready)), ReadyIcon: readyIcon(n.Ready)}
@@ -391,7 +391,7 @@ func (d *Demo) next(l ui.Lang) NextProps {
 		p.Text = T(l, "cp.next.guide")
 		return p
 	}
-	due, ok := d.c.NextEvent()
+	due, ok := d.cl().NextEvent()
 	if !ok {
 		p.Text = T(l, "cp.next.none")
 		return p
