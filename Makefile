@@ -107,8 +107,8 @@ capacity: build loadgen barehub
 	  ADDR=$(BARE_ADDR) bin/barehub 2>/dev/null & bare=$$!; \
 	  trap "kill $$pid $$bare 2>/dev/null" EXIT; \
 	  for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
-	  bin/loadgen -url http://$(CAPACITY_ADDR) -bare http://$(BARE_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_SESSIONS) -rate 0 -duration 20s -ramp 1000/s || fail=1; \
-	  bin/loadgen -url http://$(CAPACITY_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_ACTING) -rate 1 -duration 30s -ramp 500/s || fail=1; \
+	  bin/loadgen -url http://$(CAPACITY_ADDR) -bare http://$(BARE_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_SESSIONS) -rate 0 -duration 20s -ramp 1000/s || { echo "capacity: $$kind (a) failed" >&2; fail=1; }; \
+	  bin/loadgen -url http://$(CAPACITY_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_ACTING) -rate 1 -duration 30s -ramp 500/s || { echo "capacity: $$kind (b) failed" >&2; fail=1; }; \
 	  kill $$pid $$bare; wait $$pid $$bare 2>/dev/null || true; \
 	done; exit $$fail
 

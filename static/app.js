@@ -51,8 +51,13 @@
       if (carried) drop(carryKey(d));
     }
   });
+  // 1013 is the server saying it is full (too many sessions, or a room at
+  // its followers' limit): the extension retries with a growing delay, and
+  // the page says why it waits.
   document.addEventListener('htmx:wsClose', function (e) {
-    var d = demoOf(e.target); if (d) setConn(d, 'closed');
+    var d = demoOf(e.target); if (!d) return;
+    var ev = e.detail && e.detail.event;
+    setConn(d, ev && ev.code === 1013 ? 'full' : 'closed');
   });
 
   // Keep focus and log scroll across swaps: htmx-ext-ws replaces whole
@@ -159,7 +164,7 @@
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing(e.target)) return;
     var help = document.getElementById('help');
     if (e.key === '?') {
-      if (help && !help.open) { help.showModal(); e.preventDefault(); }
+      if (help && !help.open) { openHelp(help); e.preventDefault(); }
       return;
     }
     if (help && help.open) return;
@@ -185,9 +190,40 @@
   document.addEventListener('click', function (e) {
     if (e.target.closest && e.target.closest('[data-help-open]')) {
       var help = document.getElementById('help');
-      if (help && !help.open) help.showModal();
+      if (help && !help.open) openHelp(help);
     }
   });
+
+  // The help lists the keys of the demo in use (rows and keys marked
+  // data-help-for are shown only when the demo has what they press), and
+  // says what + and - press there (replicas, members, a new App) with
+  // those buttons' own labels.
+  function labelOf(b) {
+    var a = b.getAttribute('aria-label');
+    if (a) return a;
+    var text = '';
+    b.childNodes.forEach(function (n) {
+      if (n.nodeType === 3) text += n.textContent;
+      else if (n.nodeType === 1 && n.getAttribute('aria-hidden') !== 'true') text += n.textContent;
+    });
+    return text.trim();
+  }
+  function openHelp(help) {
+    var demo = active && document.body.contains(active) ? active : demos()[0];
+    help.querySelectorAll('[data-help-for]').forEach(function (row) {
+      var sel = row.getAttribute('data-help-for');
+      row.hidden = demo ? !(demo.matches(sel) || demo.querySelector(sel)) : false;
+      var dd = row.querySelector('dd');
+      if (!row.hasAttribute('data-help-label') || !dd) return;
+      if (!dd.hasAttribute('data-generic')) dd.setAttribute('data-generic', dd.textContent);
+      var labels = row.getAttribute('data-help-label').split('|').map(function (sel) {
+        var b = demo && demo.querySelector(sel);
+        return b ? labelOf(b) : '';
+      }).filter(Boolean);
+      dd.textContent = labels.length ? labels.join(' / ') : dd.getAttribute('data-generic');
+    });
+    help.showModal();
+  }
 
   // Virtual time runs in the page between frames. Each demo's clock says
   // the virtual time at its frame, the speed and whether it is paused; the

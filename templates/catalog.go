@@ -119,6 +119,7 @@ var shared = Catalog{
 	"conn.connecting":   {"接続中…", "Connecting…"},
 	"conn.open":         {"接続済み", "Connected"},
 	"conn.closed":       {"切断(再接続を待っています)", "Disconnected (waiting to reconnect)"},
+	"conn.full":         {"満員(空きが出しだい再接続します)", "Full right now (reconnects when there is room)"},
 	"conn.label":        {"サーバとの接続", "Connection to the server"},
 	"footer.note":       {"状態はサーバ上のあなた専用のシミュレーションにあり、WebSocket で届きます。時間は仮想時間です。", "The state lives in a simulation of your own on the server and arrives over WebSocket. Times are virtual."},
 	"busy.title":        {"ただいま混み合っています", "The demo is busy right now"},

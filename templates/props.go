@@ -50,6 +50,7 @@ type DemoProps struct {
 	Intro  string
 	Clock  ClockProps
 	Role   string // "owner" or "follower" (a room's reader); "" is owner
+	Kills  bool   // k kills a pod (or member): the help lists it even while none is there
 }
 
 // ClockProps is a demo's virtual clock at the moment a frame was rendered:

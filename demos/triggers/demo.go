@@ -142,7 +142,7 @@ func (d *Demo) Fragments(v demo.View) []demo.Fragment {
 // Section renders the whole demo for a page.
 func (d *Demo) Section(v demo.View) templ.Component {
 	p := d.props(v.Lang, v.Error)
-	return section(ui.DemoProps{Kind: Name, Prefix: Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role,
+	return section(ui.DemoProps{Kind: Name, Prefix: Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role, Kills: true,
 		Title: T(v.Lang, "tr.title"), Intro: T(v.Lang, "tr.intro"), Clock: p.Clock}, p)
 }
 

@@ -87,6 +87,34 @@ test.describe('keyboard', () => {
     await expect(help).toBeHidden();
   });
 
+  test('the help lists the keys of the demo in use, in its own words', async ({ page }) => {
+    const help = page.getByTestId('help');
+    const row = (key: string) => help.locator('.keys > div').filter({ has: page.locator('kbd', { hasText: new RegExp('^' + key.replace(/[+?-]/g, '\\$&') + '$') }) });
+
+    await open(page, '/reconcile');
+    await page.keyboard.press('?');
+    await expect(row('+')).toContainText('レプリカを増やす / レプリカを減らす');
+    await expect(row('k')).toBeVisible();
+    await expect(row('+').locator('kbd', { hasText: '-' })).toBeVisible();
+    await page.keyboard.press('Escape');
+
+    // The Operator's + and - change members; the pipeline's + creates an
+    // App and it has no pods to kill, nor a - button.
+    await open(page, '/operator?lang=en');
+    await page.keyboard.press('?');
+    await expect(row('+')).toContainText('More members / Fewer members');
+    await page.keyboard.press('Escape');
+
+    await open(page, '/pipeline');
+    await page.keyboard.press('?');
+    await expect(row('+')).toContainText('CR を作る');
+    await expect(row('+')).not.toContainText('レプリカ');
+    await expect(row('+').locator('kbd', { hasText: '-' })).toBeHidden();
+    await expect(row('k')).toBeHidden();
+    await expect(row('s')).toBeVisible();
+    await page.keyboard.press('Escape');
+  });
+
   test('keys with a modifier are left alone', async ({ page }) => {
     await open(page, '/reconcile');
     const rc = rcDemo(page);

@@ -2,7 +2,9 @@
 // their own devices (one reads English), cannot act on it, fork it into a
 // demo of their own, and are told when the room ends. (The same across two
 // servers joined by NATS is server/room_test.go's TestRoomAcrossReplicas.)
-import { test, expect, open, rcDemo, waitConverged, type Page } from './fixtures';
+import { test, expect, open, rcDemo, waitConverged, freePort, startServer, stopServers, type Page } from './fixtures';
+
+test.afterAll(stopServers);
 
 async function follower(page: Page, url: string) {
   await page.goto(url);
@@ -99,4 +101,42 @@ test('a room code that does not exist says so', async ({ page, errors }) => {
   const res = await page.goto('/room/XXXXXX');
   expect(res?.status()).toBe(404);
   await expect(page.locator('h1')).toBeVisible();
+});
+
+test('a student who finds the room full is told so, and gets in when a place frees', async ({ page, browser, errors }) => {
+  test.setTimeout(60_000);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  await startServer(port, { ROOM_MAX_FOLLOWERS: '1' });
+  await page.goto(`${base}/reconcile`);
+  const teacher = rcDemo(page);
+  await waitConverged(teacher);
+  await teacher.getByTestId('room-open').click();
+  await expect(teacher.getByTestId('room-code')).toHaveAttribute('data-value', /^[2-9A-Z]{6}$/);
+  const url = base + (await teacher.getByTestId('room-url').getAttribute('href'))!.replace(/^https?:\/\/[^/]+/, '');
+
+  const ctxA = await browser.newContext();
+  const ctxB = await browser.newContext();
+  errors.watchContext(ctxA);
+  errors.watchContext(ctxB);
+  const first = await follower(await ctxA.newPage(), url);
+  await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '1');
+
+  // The second finds it full: the server closes with 1013, and the page
+  // says why it waits rather than only "disconnected".
+  const pageB = await ctxB.newPage();
+  await pageB.goto(url);
+  const second = rcDemo(pageB);
+  const conn = second.getByTestId('connection');
+  await expect(conn).toHaveAttribute('data-state', 'full');
+  await expect(conn).toContainText('満員');
+  await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '1');
+
+  // The first leaves; the second's retries get it in.
+  await expect(first.getByTestId('connection')).toHaveAttribute('data-state', 'open');
+  await ctxA.close();
+  await expect(conn).toHaveAttribute('data-state', 'open', { timeout: 30_000 });
+  await expect(second.getByTestId('desired')).toHaveAttribute('data-value', '3');
+  await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '1');
+  await ctxB.close();
 });
