@@ -77,6 +77,29 @@
     var a = document.activeElement;
     focusId = a && a.id && a !== document.body ? a.id : null;
   });
+  // A frame is swapped here rather than by htmx's out-of-band swap: each
+  // fragment replaces the element of its id, and htmx processes the new
+  // element (its ws-send buttons), then htmx:wsAfterMessage fires as the
+  // extension would fire it. htmx's swap clones every fragment, fires two
+  // cleanup events for every element it removes and settles the attributes
+  // of every element with an id: most of a click's time in the page
+  // (make bench-page). Registered after the handler above, which keeps
+  // the focused id.
+  document.addEventListener('htmx:wsBeforeMessage', function (e) {
+    var root = e.target;
+    if (!root.hasAttribute || !root.hasAttribute('ws-connect') || typeof e.detail.message !== 'string') return;
+    e.preventDefault();
+    var tpl = document.createElement('template');
+    tpl.innerHTML = e.detail.message;
+    Array.prototype.slice.call(tpl.content.children).forEach(function (frag) {
+      var old = frag.id && document.getElementById(frag.id);
+      if (!old) return;
+      old.replaceWith(frag);
+      if (frag.hasAttribute('ws-send') || frag.querySelector('[ws-send]')) htmx.process(frag);
+    });
+    htmx.trigger(root, 'htmx:wsAfterMessage', { message: e.detail.message, socketWrapper: e.detail.socketWrapper });
+  });
+
   var snapTimer = {};
   var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 50); };
   document.addEventListener('htmx:wsAfterMessage', function (e) {

@@ -7,8 +7,10 @@
 // Each click is timed in the page: from the click event to the end of the
 // last htmx:wsAfterMessage handler (the DOM swapped and the page's own
 // handlers done), split into the page before the send, the server and the
-// network (send → first message), htmx's swap, and the page's handlers
-// (static/app.js: the snapshot kept, focus and log scroll restored).
+// network (send → the message event; it includes any rendering the page
+// does meanwhile), the swap (static/app.js replaces each fragment by id),
+// and the page's handlers (the snapshot kept, focus and log scroll
+// restored).
 import { chromium } from '@playwright/test';
 
 const BASE = process.env.BASE || 'http://127.0.0.1:8099';
