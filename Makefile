@@ -105,7 +105,7 @@ capacity: build loadgen barehub
 	@fail=0; for kind in $(CAPACITY_KINDS); do \
 	  ADDR=$(CAPACITY_ADDR) SESSION_TTL=5s MAX_SESSIONS=25000 MAX_SESSIONS_PER_ADDR=25000 $(BIN) 2>/dev/null & pid=$$!; \
 	  ADDR=$(BARE_ADDR) bin/barehub 2>/dev/null & bare=$$!; \
-	  trap "kill $$pid $$bare 2>/dev/null" EXIT; \
+	  trap "kill $$pid $$bare 2>/dev/null || true" EXIT; \
 	  for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
 	  bin/loadgen -url http://$(CAPACITY_ADDR) -bare http://$(BARE_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_SESSIONS) -rate 0 -duration 20s -ramp 1000/s || { echo "capacity: $$kind (a) failed" >&2; fail=1; }; \
 	  bin/loadgen -url http://$(CAPACITY_ADDR) -demo $$kind -quiet -sessions $(CAPACITY_ACTING) -rate 1 -duration 30s -ramp 500/s || { echo "capacity: $$kind (b) failed" >&2; fail=1; }; \
@@ -120,6 +120,6 @@ barehub:
 bench-page: e2e-deps barehub
 	@ADDR=$(CAPACITY_ADDR) $(BIN) 2>/dev/null & pid=$$!; \
 	ADDR=$(BARE_ADDR) bin/barehub 2>/dev/null & bare=$$!; \
-	trap "kill $$pid $$bare 2>/dev/null" EXIT; \
+	trap "kill $$pid $$bare 2>/dev/null || true" EXIT; \
 	for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
 	cd web && BASE=http://$(CAPACITY_ADDR) BARE=http://$(BARE_ADDR) CHROMIUM=$(CHROMIUM) node bench/click.mjs
