@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -48,7 +49,58 @@ func (c Catalog) T(l Lang, key string) string {
 }
 
 // F formats the text for key in l with args, as fmt.Sprintf.
-func (c Catalog) F(l Lang, key string, args ...any) string { return fmt.Sprintf(c.T(l, key), args...) }
+func (c Catalog) F(l Lang, key string, args ...any) string { return sprintf(c.T(l, key), args) }
+
+// sprintf is fmt.Sprintf for what the catalogs say most (%s with a string,
+// %d with an int, %%), without reflection: a frame formats hundreds of
+// sentences. Anything else (a width or precision, another verb, another
+// type, too few or too many args) is left to fmt.Sprintf, so the result is
+// always fmt's.
+func sprintf(format string, args []any) string {
+	var stack [256]byte // most sentences fit: the one allocation is the string
+	b := stack[:0]
+	next := 0
+	for i := 0; i < len(format); {
+		j := strings.IndexByte(format[i:], '%')
+		if j < 0 {
+			b = append(b, format[i:]...)
+			break
+		}
+		b = append(b, format[i:i+j]...)
+		i += j + 1
+		if i >= len(format) {
+			return fmt.Sprintf(format, args...)
+		}
+		verb := format[i]
+		i++
+		if verb == '%' {
+			b = append(b, '%')
+			continue
+		}
+		if next >= len(args) {
+			return fmt.Sprintf(format, args...)
+		}
+		switch v := args[next].(type) {
+		case string:
+			if verb != 's' {
+				return fmt.Sprintf(format, args...)
+			}
+			b = append(b, v...)
+		case int:
+			if verb != 'd' {
+				return fmt.Sprintf(format, args...)
+			}
+			b = strconv.AppendInt(b, int64(v), 10)
+		default:
+			return fmt.Sprintf(format, args...)
+		}
+		next++
+	}
+	if next != len(args) {
+		return fmt.Sprintf(format, args...)
+	}
+	return string(b)
+}
 
 // Has reports whether key is in c or in the shared catalog.
 func (c Catalog) Has(key string) bool {
@@ -63,7 +115,7 @@ func (c Catalog) Has(key string) bool {
 func T(l Lang, key string) string { return Catalog(nil).T(l, key) }
 
 // F formats the shared catalog's text for key in l with args.
-func F(l Lang, key string, args ...any) string { return fmt.Sprintf(T(l, key), args...) }
+func F(l Lang, key string, args ...any) string { return sprintf(T(l, key), args) }
 
 // List joins items as the language lists them: 「a、b」 or "a, b".
 func List(l Lang, items []string) string {
