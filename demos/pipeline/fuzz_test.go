@@ -161,6 +161,20 @@ func check(t *testing.T, d *Demo, i int) {
 		}
 		seen[v.Key] = v.Busy
 	}
+	// The page reads only the newest events: what it says from them is
+	// what it would say from the whole log.
+	all, recent := w.Events(), recentEvents(w)
+	for _, l := range []ui.Lang{ui.Ja, ui.En} {
+		if a, b := demo.MustJSON(writeProps(l, all)), demo.MustJSON(writeProps(l, recent.writes)); a != b {
+			t.Fatalf("op %d: writes from the whole log %s, from the newest events %s", i, a, b)
+		}
+		if a, b := demo.MustJSON(logProps(l, all)), demo.MustJSON(logProps(l, recent.log)); a != b {
+			t.Fatalf("op %d: log from the whole log %s, from the newest events %s", i, a, b)
+		}
+		if a, b := liveText(l, all), liveText(l, recent.reconcile); a != b {
+			t.Fatalf("op %d: live line from the whole log %q, from the newest events %q", i, a, b)
+		}
+	}
 	// With {"action":"restore","snapshot":…} around it, the snapshot must
 	// fit the server's 8 KB message limit, or a restore would close the
 	// socket: plain or packed, it stays under 6 KB.

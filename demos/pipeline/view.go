@@ -245,15 +245,15 @@ func (d *Demo) props(l ui.Lang, errText, role string) *Props {
 	p.Cache = cacheProps(l, w, objs, now)
 	p.Queue = queueProps(l, w, p.Metrics.Depth, now)
 	p.Workers = workerProps(l, w, now)
-	events := w.Events()
-	p.Writes = writeProps(l, events)
+	events := recentEvents(w)
+	p.Writes = writeProps(l, events.writes)
 	s := w.Settings()
 	p.Settings = SettingsProps{Dependency: w.Dependency(), NotReady: notReadyWire(s.NotReady),
 		StatusWrite: string(s.StatusWrite), Predicate: s.Predicate, Workers: s.Workers}
 	p.Traps = trapProps(l, w, p)
 	p.Report = reportProps(l, w.Report())
-	p.Log = logProps(l, events)
-	p.Live = liveText(l, events)
+	p.Log = logProps(l, events.log)
+	p.Live = liveText(l, events.reconcile)
 	_, p.Snapshot = d.snapshot()
 	return p
 }
@@ -525,6 +525,34 @@ func reportProps(l ui.Lang, rows []engine.ReportRow) []RowProps {
 // backoff's first waits are milliseconds.
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// recent is what the page reads of the engine's event log: its newest
+// lines, its last writes and its last reconcile, each oldest first; not
+// the whole log.
+type recent struct {
+	log, writes, reconcile []engine.Event
+}
+
+func recentEvents(w *engine.World) recent {
+	r := recent{log: make([]engine.Event, 0, logLines), writes: make([]engine.Event, 0, writeLines)}
+	for e := range w.NewestEvents() {
+		if len(r.log) < logLines {
+			r.log = append(r.log, e)
+		}
+		if e.Kind == engine.EventWrite && len(r.writes) < writeLines {
+			r.writes = append(r.writes, e)
+		}
+		if e.Kind == engine.EventReconcile && r.reconcile == nil {
+			r.reconcile = []engine.Event{e}
+		}
+		if len(r.log) == logLines && len(r.writes) == writeLines && r.reconcile != nil {
+			break
+		}
+	}
+	slices.Reverse(r.log)
+	slices.Reverse(r.writes)
+	return r
 }
 
 func logProps(l ui.Lang, events []engine.Event) []ui.LogLine {

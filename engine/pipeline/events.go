@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"iter"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
@@ -183,3 +184,16 @@ func (w *World) logEvent(e Event) {
 
 // Events returns the log, oldest first: at most EventLogSize events.
 func (w *World) Events() []Event { return w.log.list() }
+
+// NewestEvents yields the log's events newest first, without copying the
+// log: a page that shows its last lines reads only those.
+func (w *World) NewestEvents() iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		l := &w.log
+		for i := len(l.ring) - 1; i >= 0; i-- {
+			if !yield(l.ring[(l.start+i)%len(l.ring)].event()) {
+				return
+			}
+		}
+	}
+}

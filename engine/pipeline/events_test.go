@@ -54,3 +54,32 @@ func TestTheLogIsSmall(t *testing.T) {
 		t.Fatalf("a full log takes %d bytes", n)
 	}
 }
+
+// NewestEvents yields what Events returns, newest first, and stops when
+// told to.
+func TestNewestEvents(t *testing.T) {
+	for name, w := range scenes(t) {
+		all := w.Events()
+		var newest []Event
+		for e := range w.NewestEvents() {
+			newest = append(newest, e)
+		}
+		if len(newest) != len(all) {
+			t.Fatalf("%s: %d events newest first, %d oldest first", name, len(newest), len(all))
+		}
+		for i, e := range newest {
+			if e != all[len(all)-1-i] {
+				t.Fatalf("%s: newest %d is %+v, want %+v", name, i, e, all[len(all)-1-i])
+			}
+		}
+		n := 0
+		for range w.NewestEvents() {
+			if n++; n == 3 {
+				break
+			}
+		}
+		if n != min(3, len(all)) {
+			t.Fatalf("%s: stopped after %d", name, n)
+		}
+	}
+}
