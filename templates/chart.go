@@ -147,7 +147,13 @@ func LineChart(prefix, title, desc string, now, window time.Duration, series []S
 	for _, s := range series {
 		// A step line needs a corner only where this series changes: the
 		// samples where only another series moved add nothing to it.
-		b := make([]byte, 0, 16*len(s.Steps))
+		corners := 1
+		for i := 1; i < len(s.Steps); i++ {
+			if s.Steps[i].V != s.Steps[i-1].V {
+				corners++
+			}
+		}
+		b := make([]byte, 0, 2*16*corners)
 		point := func(x float64, v int) {
 			b = appendNum(b, x)
 			b = append(b, ',')

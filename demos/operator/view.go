@@ -140,7 +140,7 @@ func eventText(l ui.Lang, e sim.Event) string {
 // chart draws Status.phase over the window as bands.
 func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 	var spans []ui.Span
-	for _, h := range d.History() {
+	for _, h := range d.hist.All() {
 		spans = append(spans, ui.Span{At: h.At, Class: "b-" + strings.ToLower(h.Phase), Label: T(l, "opphase."+h.Phase)})
 	}
 	return ui.BandChart(Prefix, T(l, "op.chart"), T(l, "op.chart.desc"), d.Now(), d.Window(), spans, "phase")

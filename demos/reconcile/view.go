@@ -181,7 +181,6 @@ func eventText(l ui.Lang, e sim.Event) string {
 
 // chart draws desired against Running, Pending and Failed over the window.
 func (d *Demo) chart(l ui.Lang) ui.ChartProps {
-	hist := d.History()
 	series := []ui.Series{
 		{Class: "s-desired", Label: T(l, "legend.desired")},
 		{Class: "s-running", Label: T(l, "phase.Running")},
@@ -189,9 +188,9 @@ func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 		{Class: "s-failed", Label: T(l, "phase.Failed")},
 	}
 	for i := range series {
-		series[i].Steps = make([]ui.Step, len(hist))
+		series[i].Steps = make([]ui.Step, d.hist.Len())
 	}
-	for j, h := range hist {
+	for j, h := range d.hist.All() {
 		for i, v := range [...]int{h.Desired, h.Running, h.Pending, h.Failed} {
 			series[i].Steps[j] = ui.Step{At: h.At, V: v}
 		}

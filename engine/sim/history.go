@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"iter"
+	"slices"
+	"time"
+)
 
 // MaxSamples bounds a history however fast things change: a visitor acting
 // at the flood limit for a whole window cannot make it grow past this.
@@ -46,6 +50,13 @@ func (h *History[T]) Trim(now, window time.Duration) {
 
 // List returns a copy of the samples, oldest first.
 func (h *History[T]) List() []T { return append([]T(nil), h.samples...) }
+
+// All yields the samples, oldest first, with their index, without copying
+// them: a chart reads them once per frame.
+func (h *History[T]) All() iter.Seq2[int, T] { return slices.All(h.samples) }
+
+// Len returns how many samples are kept.
+func (h *History[T]) Len() int { return len(h.samples) }
 
 // Last returns the time of the newest sample, or 0 when there is none.
 func (h *History[T]) Last() time.Duration {

@@ -220,8 +220,14 @@ func TestHistory(t *testing.T) {
 	for i := 0; i < 3*MaxSamples; i++ {
 		h.Record([2]int{200, i + 10}, 200*time.Second, time.Hour)
 	}
-	if n := len(h.List()); n != MaxSamples {
-		t.Fatalf("%d samples, want the bound %d", n, MaxSamples)
+	if n := len(h.List()); n != MaxSamples || h.Len() != MaxSamples {
+		t.Fatalf("%d samples (Len %d), want the bound %d", n, h.Len(), MaxSamples)
+	}
+	list := h.List()
+	for i, x := range h.All() {
+		if x != list[i] {
+			t.Fatalf("All yields %v at %d, List holds %v", x, i, list[i])
+		}
 	}
 	h.Reset()
 	if len(h.List()) != 0 || h.Last() != 0 {
