@@ -121,16 +121,7 @@ func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
 	case opSpeed:
 		c = demo.Command{Action: "speed", Speed: sim.Speed(arg % 3)}
 	case opRestore:
-		raw := demo.MustJSON(d.Snapshot())
-		in, err := Kind.Restore(demo.Options{}, json.RawMessage(raw))
-		if err != nil {
-			t.Fatalf("restore: %v\n%s", err, raw)
-		}
-		r := in.(*Demo)
-		if again := demo.MustJSON(r.Snapshot()); again != raw {
-			t.Fatalf("round trip:\n got %s\nwant %s", again, raw)
-		}
-		return r
+		return roundTrip(t, d)
 	case opReset:
 		if arg != 0 {
 			return d

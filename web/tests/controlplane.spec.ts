@@ -4,16 +4,13 @@
 // chapter's stories: nobody calls anybody, a stopped scheduler leaves new
 // pods Pending with no node, a silent node goes Unknown and its pods are
 // replaced elsewhere, a stopped controller-manager repairs nothing.
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
-import { test, expect, open, waitOpen, speedButton, fast, clockMs, waitClock, JAPANESE, type Locator, type Page } from './fixtures';
+import { test, expect, open, waitOpen, speedButton, fast, clockMs, waitClock, JAPANESE, freePort, startServer, stopServers, type Server, type Locator, type Page } from './fixtures';
 
 const DIR = path.resolve(__dirname, '..', 'screenshots');
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'reconcile-demo');
 
 // ---------------------------------------------------------------- helpers
 
@@ -538,83 +535,49 @@ window.resizes.push({origin:e.origin,height:e.data.height});document.getElementB
 
 // ---------------------------------------------------------------- restart
 
-type Server = { proc: ChildProcess; exited: Promise<number | null>; output: string[] };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(port: number): Promise<Server> {
-  const proc = spawn(BIN, [], { env: { ...process.env, ADDR: `127.0.0.1:${port}`, SESSION_TTL: '2m' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  proc.stdout!.on('data', (d) => output.push(String(d)));
-  proc.stderr!.on('data', (d) => output.push(String(d)));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  await expect.poll(async () => {
-    if (proc.exitCode !== null) throw new Error(`server exited: ${output.join('')}`);
-    try { return (await fetch(`http://127.0.0.1:${port}/readyz`)).status; } catch { return 0; }
-  }, { timeout: 15_000 }).toBe(200);
-  return { proc, exited, output };
-}
-
 test.describe('controlplane: restart', () => {
   test.describe.configure({ mode: 'serial' });
+  test.afterAll(stopServers);
   test('a restarted server resumes the guide and the live cluster from the page\'s snapshot', async ({ page, errors }) => {
     test.setTimeout(90_000);
     errors.allow(/WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/ws\?.*' failed/);
     errors.allow(/^console\.error: (Event|\[object Event\]|JSHandle@object)/);
     const port = await freePort();
     const servers: Server[] = [await startServer(port)];
-    try {
-      await page.goto(`http://127.0.0.1:${port}/controlplane`);
-      const cp = cpDemo(page);
-      await waitOpen(cp);
-      for (let n = 1; n <= 6; n++) await next(cp, n);
-      const restart = async () => {
-        const s = servers.at(-1)!;
-        s.proc.kill('SIGTERM');
-        await expect(cp.getByTestId('connection')).toHaveAttribute('data-state', /^(closed|connecting)$/);
-        expect(await s.exited).toBe(0);
-        servers.push(await startServer(port));
-        await expect(cp.getByTestId('connection')).toHaveAttribute('data-state', 'open', { timeout: 40_000 });
-      };
-      // The guide comes back where it was, its diagram with it.
-      await restart();
-      await expect(cp.getByTestId('guided-step')).toHaveAttribute('data-value', '6');
-      await expect(messages(cp)).toHaveCount(6);
-      await next(cp, 7);
-      // A live cluster with a dead node comes back with its countdown.
-      await cp.getByTestId('guided-finish').click();
-      await liveStory(cp);
-      await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'eviction');
-      const before = await placement(cp);
-      await cp.getByTestId('pause').click();
-      await expect(cp.getByTestId('clock')).toHaveAttribute('data-paused', 'true');
-      const at = await cp.getByTestId('clock').getAttribute('data-value');
-      await restart();
-      await expect(cp.locator('[data-testid="log"] li[data-kind="restored"]')).toHaveCount(1);
-      await expect(cp.getByTestId('clock')).toHaveAttribute('data-value', at!);
-      await expect(cp.locator('[data-testid="node"][data-ready="Unknown"]')).toHaveCount(1);
-      await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'eviction');
-      expect(await placement(cp)).toEqual(before);
-      await cp.getByTestId('pause').click();
-      await cp.getByTestId('skip').click();
-      await expect(podsIn(cp, 'Terminating')).not.toHaveCount(0);
-    } finally {
-      for (const s of servers) {
-        if (s.proc.exitCode === null && s.proc.signalCode === null) {
-          s.proc.kill('SIGKILL');
-          await s.exited;
-        }
-      }
-    }
+    await page.goto(`http://127.0.0.1:${port}/controlplane`);
+    const cp = cpDemo(page);
+    await waitOpen(cp);
+    for (let n = 1; n <= 6; n++) await next(cp, n);
+    const restart = async () => {
+      const s = servers.at(-1)!;
+      s.proc.kill('SIGTERM');
+      await expect(cp.getByTestId('connection')).toHaveAttribute('data-state', /^(closed|connecting)$/);
+      expect(await s.exited).toBe(0);
+      servers.push(await startServer(port));
+      await expect(cp.getByTestId('connection')).toHaveAttribute('data-state', 'open', { timeout: 40_000 });
+    };
+    // The guide comes back where it was, its diagram with it.
+    await restart();
+    await expect(cp.getByTestId('guided-step')).toHaveAttribute('data-value', '6');
+    await expect(messages(cp)).toHaveCount(6);
+    await next(cp, 7);
+    // A live cluster with a dead node comes back with its countdown.
+    await cp.getByTestId('guided-finish').click();
+    await liveStory(cp);
+    await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'eviction');
+    const before = await placement(cp);
+    await cp.getByTestId('pause').click();
+    await expect(cp.getByTestId('clock')).toHaveAttribute('data-paused', 'true');
+    const at = await cp.getByTestId('clock').getAttribute('data-value');
+    await restart();
+    await expect(cp.locator('[data-testid="log"] li[data-kind="restored"]')).toHaveCount(1);
+    await expect(cp.getByTestId('clock')).toHaveAttribute('data-value', at!);
+    await expect(cp.locator('[data-testid="node"][data-ready="Unknown"]')).toHaveCount(1);
+    await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'eviction');
+    expect(await placement(cp)).toEqual(before);
+    await cp.getByTestId('pause').click();
+    await cp.getByTestId('skip').click();
+    await expect(podsIn(cp, 'Terminating')).not.toHaveCount(0);
   });
 });
 

@@ -8,13 +8,11 @@
 // removed by hand. Then the page's duties: both languages, axe, 360 px,
 // projector, embed, snapshot resume, screenshots.
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import {
-  test, expect, open, waitOpen, fast, clockMs, waitClock, JAPANESE, type Locator, type Page,
+  test, expect, open, waitOpen, fast, clockMs, waitClock, JAPANESE, freePort, startServer, stopServers, type Server, type Locator, type Page,
 } from './fixtures';
 
 // ---------------------------------------------------------------- helpers
@@ -535,41 +533,9 @@ window.resizes.push({origin:e.origin,height:e.data.height});document.getElementB
 
 // ---------------------------------------------------------------- snapshot resume
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'reconcile-demo');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-type Server = { proc: ChildProcess; exited: Promise<number | null>; output: string[] };
-
-async function startServer(port: number): Promise<Server> {
-  const proc = spawn(BIN, [], { env: { ...process.env, ADDR: `127.0.0.1:${port}`, SESSION_TTL: '2m' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  proc.stdout!.on('data', (b) => output.push(String(b)));
-  proc.stderr!.on('data', (b) => output.push(String(b)));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  await expect.poll(async () => {
-    if (proc.exitCode !== null) throw new Error(`server exited: ${output.join('')}`);
-    try { return (await fetch(`http://127.0.0.1:${port}/readyz`)).status; } catch { return 0; }
-  }, { timeout: 15_000 }).toBe(200);
-  return { proc, exited, output };
-}
-
 test.describe('pipeline snapshot resume', () => {
   const servers: Server[] = [];
-  test.afterAll(async () => {
-    for (const s of servers) {
-      if (s.proc.exitCode === null && s.proc.signalCode === null) { s.proc.kill('SIGKILL'); await s.exited; }
-    }
-  });
+  test.afterAll(stopServers);
 
   test('a restarted server rebuilds the demo from the page\'s snapshot', async ({ page, errors }) => {
     test.setTimeout(90_000);

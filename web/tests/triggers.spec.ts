@@ -6,12 +6,10 @@
 // edge side, a duplicated one makes it create one pod too many, and after
 // a restart in the middle of a burst of kills it knows nothing at all.
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
-import { test, expect, open, waitOpen, fast, speedButton, clockMs, JAPANESE, type Locator, type Page } from './fixtures';
+import { test, expect, open, waitOpen, fast, speedButton, clockMs, JAPANESE, freePort, startServer, stopServers, type Locator, type Page } from './fixtures';
 
 type Side = 'edge' | 'level';
 
@@ -424,33 +422,8 @@ addEventListener('message', function (e) {
 
 // ---------------------------------------------------------------- snapshot resume
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'reconcile-demo');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(port: number): Promise<{ proc: ChildProcess; exited: Promise<number | null> }> {
-  const proc = spawn(BIN, [], { env: { ...process.env, ADDR: `127.0.0.1:${port}`, SESSION_TTL: '2m' }, stdio: 'ignore' });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  await expect.poll(async () => {
-    try { return (await fetch(`http://127.0.0.1:${port}/readyz`)).status; } catch { return 0; }
-  }, { timeout: 15_000 }).toBe(200);
-  return { proc, exited };
-}
-
 test.describe('triggers demo: snapshot resume', () => {
-  const procs: ChildProcess[] = [];
-  test.afterAll(() => {
-    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-  });
+  test.afterAll(stopServers);
 
   test('a restarted server rebuilds both sides from the page\'s snapshot', async ({ page, errors }) => {
     test.setTimeout(90_000);
@@ -459,7 +432,6 @@ test.describe('triggers demo: snapshot resume', () => {
     errors.allow(/^console\.error: (Event|\[object Event\]|JSHandle@object)/);
     const port = await freePort();
     const first = await startServer(port);
-    procs.push(first.proc);
     await page.goto(`http://127.0.0.1:${port}/triggers`);
     const tr = trDemo(page);
     await waitOpen(tr);
@@ -481,8 +453,7 @@ test.describe('triggers demo: snapshot resume', () => {
     first.proc.kill('SIGTERM');
     await expect(tr.getByTestId('connection')).toHaveAttribute('data-state', /^(closed|connecting)$/);
     await first.exited;
-    const second = await startServer(port);
-    procs.push(second.proc);
+    await startServer(port);
     await expect(tr.getByTestId('connection')).toHaveAttribute('data-state', 'open', { timeout: 40_000 });
     await expect(tr.locator('[data-testid="log"] li[data-kind="restored"]')).toHaveCount(2);
     expect(await podsOf(cluster(tr, 'edge'))).toEqual(before.edge);
