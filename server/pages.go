@@ -67,7 +67,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 	for _, k := range kinds {
 		sid := newSID()
 		ws := "/ws?" + url.Values{"demo": {k.Name}, "sid": {sid}, "lang": {string(lang)}}.Encode()
-		p.Demos = append(p.Demos, k.New(s.opt).Section(demo.View{Lang: lang, SID: sid, WSURL: ws}))
+		p.Demos = append(p.Demos, demo.Start(k, s.opt).Section(demo.View{Lang: lang, SID: sid, WSURL: ws}))
 		if k.CSS != nil {
 			p.Styles = append(p.Styles, cssName(k))
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"hash/maphash"
 	"strconv"
 	"strings"
 	"time"
@@ -71,8 +70,8 @@ type ownedRoom struct {
 	qr        string // its QR code as SVG path data
 	qrSize    int
 	followers map[*follower]struct{}
-	sent      map[ui.Lang][]uint64 // what the followers of each language were last sent, by position
-	seq       map[ui.Lang]uint64   // frames published per language (bus)
+	out       map[ui.Lang]*demo.Renderer // the followers' frames in each language: what they were last sent
+	seq       map[ui.Lang]uint64         // frames published per language (bus)
 	remote    map[string]remoteCount
 	unbus     func() // stops serving the room on the bus; nil without one
 }
@@ -169,7 +168,7 @@ func (s *session) openRoom(srv *Server) {
 		srv.log.Error("room QR code", "err", err)
 	}
 	s.room = &ownedRoom{code: code, url: url, qr: path, qrSize: size, followers: map[*follower]struct{}{},
-		sent: map[ui.Lang][]uint64{}, seq: map[ui.Lang]uint64{}, remote: map[string]remoteCount{}}
+		out: map[ui.Lang]*demo.Renderer{}, seq: map[ui.Lang]uint64{}, remote: map[string]remoteCount{}}
 	if srv.bus != nil {
 		s.room.unbus = srv.bus.serveRoom(code, s)
 	}
@@ -231,9 +230,8 @@ func (s *session) follow(f *follower, srv *Server) {
 	}
 	s.room.followers[f] = struct{}{}
 	srv.metrics.followers.Inc()
-	frags, _ := s.followerFrags(f.lang, nil)
-	if len(frags) > 0 {
-		f.conn.box.put(frags, srv.metrics)
+	if all := s.followerFrags(f.lang); len(all) > 0 {
+		f.conn.box.put(all, srv.metrics)
 	}
 }
 
@@ -250,28 +248,36 @@ func (s *session) unfollow(f *follower, srv *Server) {
 
 // followerView is the demo as a follower sees it: without the owner's
 // session id, read-only.
-func followerView(l ui.Lang) demo.View { return demo.View{Lang: l, Role: "follower"} }
+func followerView(l ui.Lang) demo.View { return demo.View{Lang: l, Role: demo.RoleFollower} }
 
-// followerFrags renders the demo's fragments for followers in l, and
-// returns those that differ from sent (all of them when sent is nil) with
-// the hashes of all of them.
-func (s *session) followerFrags(l ui.Lang, sent []uint64) ([]frag, []uint64) {
-	frags := s.demo.Fragments(followerView(l))
-	hashes := make([]uint64, len(frags))
-	var out []frag
-	var buf bytes.Buffer
-	for i, f := range frags {
-		buf.Reset()
-		if err := f.Comp.Render(context.Background(), &buf); err != nil {
-			return nil, nil
-		}
-		hashes[i] = maphash.Bytes(hashSeed, buf.Bytes()) | 1
-		if len(sent) == len(frags) && sent[i] == hashes[i] {
-			continue
-		}
-		out = append(out, frag{id: f.ID, html: bytes.Clone(buf.Bytes())})
+// followerRenderer returns the renderer of the room's frames in l.
+func (s *session) followerRenderer(l ui.Lang) *demo.Renderer {
+	r := s.room.out[l]
+	if r == nil {
+		r = s.live.Renderer(followerView(l))
+		s.room.out[l] = r
 	}
-	return out, hashes
+	return r
+}
+
+// followerFrags renders every fragment of the demo for followers in l.
+func (s *session) followerFrags(l ui.Lang) []frag {
+	all, err := s.live.Renderer(followerView(l)).All()
+	if err != nil {
+		return nil
+	}
+	return frags(all)
+}
+
+// retargetRoom points the room's renderers at a restored demo: its
+// followers are sent everything next.
+func (s *session) retargetRoom() {
+	if s.room == nil {
+		return
+	}
+	for _, r := range s.room.out {
+		r.Retarget(s.live)
+	}
 }
 
 // flushRoom sends the followers what changed, in each language they read,
@@ -282,11 +288,11 @@ func (s *session) flushRoom(srv *Server) {
 		return
 	}
 	for _, l := range r.langs() {
-		changed, hashes := s.followerFrags(l, r.sent[l])
-		if hashes == nil || len(changed) == 0 {
+		rendered, err := s.followerRenderer(l).Frame(nil)
+		if err != nil || len(rendered) == 0 {
 			continue
 		}
-		r.sent[l] = hashes
+		changed := frags(rendered)
 		for f := range r.followers {
 			if f.lang == l {
 				f.conn.box.put(changed, srv.metrics)
@@ -299,14 +305,14 @@ func (s *session) flushRoom(srv *Server) {
 	}
 }
 
-// roomPanel renders the owner's room panel: the fragment <prefix>-room.
-func (s *session) roomPanel() demo.Fragment {
-	p := ui.RoomProps{Prefix: s.kind.Prefix}
-	if r := s.room; r != nil {
-		p = ui.RoomProps{Prefix: s.kind.Prefix, Open: true, Code: r.code, URL: r.url, QR: r.qr, QRSize: r.qrSize,
-			Followers: r.followersTotal(time.Now())}
+// roomProps is the owner's room panel: nil while no room is open.
+func (s *session) roomProps() *ui.RoomProps {
+	r := s.room
+	if r == nil {
+		return nil
 	}
-	return demo.Fragment{ID: s.kind.Prefix + "-room", Comp: ui.RoomPanel(s.lang, p)}
+	return &ui.RoomProps{Open: true, Code: r.code, URL: r.url, QR: r.qr, QRSize: r.qrSize,
+		Followers: r.followersTotal(time.Now())}
 }
 
 // watched reports whether anyone looks at the demo: its owner, or a
@@ -337,11 +343,10 @@ func (s *session) section(l ui.Lang) sectionReply {
 	var buf bytes.Buffer
 	v := followerView(l)
 	v.WSURL = followerSocket(s.room.code, l)
-	if err := s.demo.Section(v).Render(context.Background(), &buf); err != nil {
+	if err := s.live.Section(v).Render(context.Background(), &buf); err != nil {
 		return sectionReply{err: err}
 	}
-	frags, _ := s.followerFrags(l, nil)
-	return sectionReply{kind: s.kind.Name, section: buf.Bytes(), frags: frags, seq: s.room.seq[l]}
+	return sectionReply{kind: s.kind.Name, section: buf.Bytes(), frags: s.followerFrags(l), seq: s.room.seq[l]}
 }
 
 // followerSocket is the socket URL of a follower's page.

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"hash/maphash"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
@@ -27,9 +25,9 @@ type session struct {
 	done   chan struct{}     // closed when run returns
 
 	// Owned by run.
-	demo       demo.Instance
+	live       *demo.Live
+	out        *demo.Renderer // the owner's frames: what was last handed to conn
 	conn       *wsConn
-	sent       []uint64   // hash of each fragment last handed to conn, by position; nil: send all
 	errText    string     // the refusal shown until the next accepted action
 	restorable bool       // no action yet: a snapshot may replace the demo
 	lastReal   time.Time  // when the demo's clock last advanced
@@ -42,7 +40,7 @@ type session struct {
 func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options) *session {
 	return &session{id: id, kind: kind, lang: lang, addr: addr,
 		cmds: make(chan demo.Command, 1), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
-		ctl: make(chan any), done: make(chan struct{}), demo: kind.New(opt), restorable: true}
+		ctl: make(chan any), done: make(chan struct{}), live: demo.Start(kind, opt), restorable: true}
 }
 
 // run is the session's goroutine. It ends when no connection has been
@@ -57,9 +55,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 	defer s.closeRoom(srv)
 	s.lastReal = time.Now()
 	s.expireAt = s.lastReal.Add(srv.cfg.SessionTTL)
-	// The page was rendered from this very starting state, so the first
-	// connection needs only what changes after it.
-	s.sent = s.hashes(s.ownerFrags())
+	s.out = s.live.Renderer(s.view())
 	// One timer serves both waits: the next moment something is due, while
 	// anyone watches, and the end of the TTL, while no connection is
 	// attached.
@@ -78,7 +74,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 			}
 			s.conn = c
 			s.origin = c.origin
-			s.sent = nil // the page may have missed frames: send everything
+			s.out.Reset() // the page may have missed frames: send everything
 		case c := <-s.detach:
 			if c == s.conn {
 				s.conn = nil
@@ -135,11 +131,13 @@ func (s *session) control(m any, srv *Server) bool {
 // advance moves the demo's virtual time by the real time since last.
 func (s *session) advance() {
 	now := time.Now()
-	s.demo.Advance(now.Sub(s.lastReal))
+	s.live.Advance(now.Sub(s.lastReal))
 	s.lastReal = now
 }
 
-func (s *session) view() demo.View { return demo.View{Lang: s.lang, SID: s.id, Error: s.errText} }
+func (s *session) view() demo.View {
+	return demo.View{Lang: s.lang, SID: s.id, Error: s.errText, Room: s.roomProps()}
+}
 
 func (s *session) handle(c demo.Command, srv *Server) {
 	if c.Reject != nil {
@@ -158,7 +156,7 @@ func (s *session) handle(c demo.Command, srv *Server) {
 		s.closeRoom(srv)
 		return
 	}
-	if err := s.demo.Apply(c); err != nil {
+	if err := s.live.Apply(c); err != nil {
 		var r *demo.Rejection
 		if !errors.As(err, &r) {
 			// Decode lets through only the demo's own actions: this is a bug
@@ -186,23 +184,24 @@ func (s *session) restore(c demo.Command, srv *Server) {
 		return
 	}
 	s.restorable = false
-	d, err := s.kind.Restore(srv.opt, c.Snapshot)
+	d, err := demo.Resume(s.kind, srv.opt, c.Snapshot)
 	if err != nil {
 		srv.log.Info("snapshot refused", "session", s.id[:8], "demo", s.kind.Name, "err", err)
 		s.refused(demo.Refuse(demo.ReasonSnapshot, "err.snapshot"), srv)
 		return
 	}
-	s.demo = d
+	s.live = d
 	s.reconciles = d.Reconciles()
 	s.lastReal = time.Now()
 	s.errText = ""
-	s.sent = nil
+	s.out.Retarget(d)
+	s.retargetRoom()
 }
 
-// flush renders the fragments, and hands those that differ from what was
-// last handed over to the connection's mailbox.
+// flush hands the connection's mailbox the fragments that changed since
+// the last frame (the renderer renders only those whose inputs changed).
 func (s *session) flush(srv *Server) {
-	if n := s.demo.Reconciles(); n != s.reconciles {
+	if n := s.live.Reconciles(); n != s.reconciles {
 		srv.metrics.reconciles.WithLabelValues(s.kind.Name).Add(float64(n - s.reconciles))
 		s.reconciles = n
 	}
@@ -210,51 +209,34 @@ func (s *session) flush(srv *Server) {
 	if s.conn == nil {
 		return
 	}
-	buf := getBuffer()
-	defer buffers.Put(buf)
-	var changed []frag
-	frags := s.ownerFrags()
-	if len(s.sent) != len(frags) {
-		s.sent = make([]uint64, len(frags)) // zero never matches: everything is sent
+	frame, err := s.ownerFrame()
+	if err != nil {
+		srv.log.Error("render fragment", "demo", s.kind.Name, "err", err)
+		return
 	}
-	for i, f := range frags {
-		buf.Reset()
-		if err := f.Comp.Render(context.Background(), buf); err != nil {
-			srv.log.Error("render fragment", "id", f.ID, "err", err)
-			return
-		}
-		// The hash covers the fragment's id, so a fragment that moved
-		// position is never mistaken for an unchanged one.
-		h := maphash.Bytes(hashSeed, buf.Bytes()) | 1
-		if s.sent[i] == h {
-			continue
-		}
-		s.sent[i] = h
-		changed = append(changed, frag{id: f.ID, html: bytes.Clone(buf.Bytes())})
-	}
-	if len(changed) > 0 {
-		s.conn.box.put(changed, srv.metrics)
+	if len(frame) > 0 {
+		s.conn.box.put(frame, srv.metrics)
 	}
 }
 
-func (s *session) hashes(frags []demo.Fragment) []uint64 {
-	out := make([]uint64, len(frags))
-	buf := getBuffer()
-	defer buffers.Put(buf)
-	for i, f := range frags {
-		buf.Reset()
-		if err := f.Comp.Render(context.Background(), buf); err != nil {
-			return nil // send everything on the first connection instead
-		}
-		out[i] = maphash.Bytes(hashSeed, buf.Bytes()) | 1
+// ownerFrame renders what changed on the owner's page: the demo's
+// fragments and its room panel.
+func (s *session) ownerFrame() ([]frag, error) {
+	s.out.View = s.view()
+	rendered, err := s.out.Frame(nil)
+	return frags(rendered), err
+}
+
+// frags converts rendered fragments to the mailbox's.
+func frags(rs []demo.Rendered) []frag {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]frag, len(rs))
+	for i, r := range rs {
+		out[i] = frag{id: r.ID, html: r.HTML}
 	}
 	return out
-}
-
-// ownerFrags are the fragments of the owner's page: the demo's and the
-// room panel.
-func (s *session) ownerFrags() []demo.Fragment {
-	return append(s.demo.Fragments(s.view()), s.roomPanel())
 }
 
 // schedule arms the timer for the next moment something changes by itself,
@@ -268,7 +250,7 @@ func (s *session) schedule(timer *time.Timer) {
 		wait = max(time.Until(s.expireAt), time.Millisecond)
 	}
 	if s.watched() {
-		if due, ok := s.demo.NextDue(); ok && (wait < 0 || due < wait) {
+		if due, ok := s.live.NextDue(); ok && (wait < 0 || due < wait) {
 			wait = max(due, time.Millisecond)
 		}
 	}
@@ -276,5 +258,3 @@ func (s *session) schedule(timer *time.Timer) {
 		timer.Reset(wait)
 	}
 }
-
-var hashSeed = maphash.MakeSeed()

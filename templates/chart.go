@@ -33,7 +33,7 @@ type ChartProps struct {
 	Prefix  string
 	Title   string
 	Desc    string
-	Origin  int64 // virtual ms that plot x = 0 stands for (the frame's time)
+	Origin  int64 // virtual ms that plot x = 0 stands for: the newest change it draws
 	Window  int64 // virtual ms the chart spans once the demo is that old
 	MinSpan int64 // virtual ms it spans at least, so the first seconds are not a sliver
 	Top     int   // the value at the top of a line chart
@@ -95,9 +95,12 @@ type Span struct {
 	Label string
 }
 
-func newChart(prefix, title, desc string, now, window time.Duration) ChartProps {
-	return ChartProps{Prefix: prefix, Title: title, Desc: desc, Origin: now.Milliseconds(),
-		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds(), XTicks: XTicks(span(now, window))}
+// newChart starts a chart whose plot is drawn from origin, the time of the
+// newest change it shows: its HTML then depends only on what it draws, not
+// on the frame's time, and the page scrolls it to its own clock.
+func newChart(prefix, title, desc string, origin, window time.Duration) ChartProps {
+	return ChartProps{Prefix: prefix, Title: title, Desc: desc, Origin: origin.Milliseconds(),
+		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds(), XTicks: XTicks(span(origin, window))}
 }
 
 // span is the time the chart shows: the last window, or less while the demo
@@ -126,12 +129,19 @@ func XTicks(span time.Duration) []ChartTick {
 	return ticks
 }
 
-// xAt returns the plot x of virtual time at in a chart whose origin is now.
-func xAt(at, now time.Duration) float64 { return float64(at-now) / float64(decisecond) }
+// xAt returns the plot x of virtual time at in a chart whose origin is
+// origin.
+func xAt(at, origin time.Duration) float64 { return float64(at-origin) / float64(decisecond) }
 
-// LineChart draws series as step lines over the window ending now. The
-// y axis runs from 0 to the largest value (at least 5).
-func LineChart(prefix, title, desc string, now, window time.Duration, series []Series) ChartProps {
+// LineChart draws series as step lines over the window ending at the page's
+// clock. The y axis runs from 0 to the largest value (at least 5).
+func LineChart(prefix, title, desc string, window time.Duration, series []Series) ChartProps {
+	var now time.Duration // the origin: the newest step
+	for _, s := range series {
+		if n := len(s.Steps); n > 0 {
+			now = max(now, s.Steps[n-1].At)
+		}
+	}
 	c := newChart(prefix, title, desc, now, window)
 	c.Top = 5
 	for _, s := range series {
@@ -223,9 +233,14 @@ func lineRows(series []Series) [][]string {
 	return rows
 }
 
-// BandChart draws spans as coloured bands over the window ending now, each
-// lasting until the next; legend names the classes in first-seen order.
-func BandChart(prefix, title, desc string, now, window time.Duration, spans []Span, head string) ChartProps {
+// BandChart draws spans as coloured bands over the window ending at the
+// page's clock, each lasting until the next; legend names the classes in
+// first-seen order.
+func BandChart(prefix, title, desc string, window time.Duration, spans []Span, head string) ChartProps {
+	var now time.Duration // the origin: the newest span's start
+	if n := len(spans); n > 0 {
+		now = spans[n-1].At
+	}
 	c := newChart(prefix, title, desc, now, window)
 	seen := map[string]bool{}
 	c.Table.Head = []string{"t", head}

@@ -12,11 +12,10 @@ import (
 )
 
 // TestLineChartDrawsSteps: a series is a step line with a corner only where
-// it changes, in deciseconds from the frame's time, reaching far past it;
+// it changes, in deciseconds from the newest change, reaching far past it;
 // the chart spans the window once the demo is that old, less before.
 func TestLineChartDrawsSteps(t *testing.T) {
-	now := 10 * time.Second
-	c := LineChart("rc", "title", "desc", now, time.Minute, []Series{
+	c := LineChart("rc", "title", "desc", time.Minute, []Series{
 		{Class: "a", Label: "A", Steps: []Step{{0, 1}, {time.Second, 1}, {2 * time.Second, 3}}},
 		{Class: "b", Label: "B", Steps: []Step{{0, 0}, {time.Second, 2}, {2 * time.Second, 2}}},
 	})
@@ -25,8 +24,8 @@ func TestLineChartDrawsSteps(t *testing.T) {
 	}
 	// y of v: 144 - v/5*144.
 	want := []string{
-		"-100,115.2 -80,115.2 -80,57.6 1000000,57.6",
-		"-100,144 -90,144 -90,86.4 1000000,86.4",
+		"-20,115.2 0,115.2 0,57.6 1000000,57.6",
+		"-20,144 -10,144 -10,86.4 1000000,86.4",
 	}
 	for i, ln := range c.Lines {
 		if ln.Points != want[i] {
@@ -34,9 +33,12 @@ func TestLineChartDrawsSteps(t *testing.T) {
 		}
 	}
 	if vb := c.viewBox(); vb != "-200.0 0 200.0 144" {
-		t.Errorf("a 10 s old demo spans the first 20 s: viewBox %q", vb)
+		t.Errorf("a young demo spans the first 20 s: viewBox %q", vb)
 	}
-	old := LineChart("rc", "t", "d", 5*time.Minute+300*time.Millisecond, time.Minute, nil)
+	if c.Origin != 2000 {
+		t.Errorf("origin %d ms, want the newest step's 2000", c.Origin)
+	}
+	old := LineChart("rc", "t", "d", time.Minute, []Series{{Class: "a", Steps: []Step{{5*time.Minute + 300*time.Millisecond, 1}}}})
 	if vb := old.viewBox(); vb != "-600.0 0 600.0 144" {
 		t.Errorf("an old demo spans the window: viewBox %q", vb)
 	}

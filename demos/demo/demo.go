@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/a-h/templ"
-
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	"github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -37,8 +35,21 @@ type Kind struct {
 	Title, Short, Summary func(l templates.Lang) string
 	// OnIndex puts a live copy of the demo on the home page.
 	OnIndex bool
-	// Actions is its closed set of actions; restore is always accepted.
+	// Intro is the line under its title; nil for none.
+	Intro func(l templates.Lang) string
+	// Actions is its own closed set of actions. The framework adds the
+	// pace (step, pause, speed, reset, and controller where the demo has
+	// one), restore and the rooms' actions.
 	Actions map[string]Action
+	// Controller says the demo has one controller switch (the "controller"
+	// action; its Instance is a Switch).
+	Controller bool
+	// StepText is the label of its step button; nil for the shared
+	// 「1回調整」.
+	StepText func(l templates.Lang) string
+	// Kills says k kills something (a pod, a member): the help lists the
+	// key even while nothing is there to kill.
+	Kills bool
 	// New returns the demo's starting state.
 	New func(opt Options) Instance
 	// Restore rebuilds a demo from a snapshot its page kept, after checking
@@ -64,27 +75,42 @@ type LoadStep struct {
 	Expect string
 }
 
-// Instance is one live demo. It is owned by one session goroutine and never
-// shared, so it needs no locks; it never blocks and never sleeps.
+// Instance is one live demo's own part, inside the framework (Live): its
+// engine on the virtual clock, its actions and its declared parts. It is
+// owned by one goroutine and never shared, so it needs no locks; it never
+// blocks and never sleeps.
 type Instance interface {
+	// Pace is its virtual clock: the framework reads it for the clock and
+	// the controls, and carries out pause and speed on it.
+	Pace
 	// Advance lets d of the caller's (real) time pass.
 	Advance(d time.Duration)
 	// NextDue returns how much of the caller's time may pass before
 	// something changes by itself, and false when nothing will: a converged
 	// or paused demo reports false, so its session sets no timer at all.
 	NextDue() (time.Duration, bool)
-	// Apply carries out a decoded command. It returns a *Rejection, and
-	// changes nothing, when the command does not fit the demo's state (an
-	// unknown pod, a count out of range).
+	// Apply carries out a decoded command: the demo's own actions, and
+	// step, reset and controller, which only the demo knows how to do. It
+	// returns a *Rejection, and changes nothing, when the command does not
+	// fit the demo's state (an unknown pod, a count out of range).
 	Apply(c Command) error
-	// Fragments renders the demo's top-level fragments, each owning its id;
-	// the session sends those whose HTML changed.
-	Fragments(v View) []Fragment
-	// Section renders the whole demo for a page, in the same state as its
-	// fragments.
-	Section(v View) templ.Component
+	// Parts declares the demo's section once (see Part): the framework
+	// renders its fragments when their keys change and composes the page
+	// from the same list.
+	Parts() []Part
+	// SnapshotJSON is the demo's state as its page keeps it, for a restore.
+	SnapshotJSON() string
 	// Reconciles returns how many reconciles the demo has run, for metrics.
 	Reconciles() int
+}
+
+// Pace is a demo's virtual clock, as the framework drives it.
+type Pace interface {
+	Now() time.Duration
+	Paused() bool
+	SetPaused(paused bool)
+	Speed() sim.Speed
+	SetSpeed(sp sim.Speed)
 }
 
 // View is how a demo is rendered: for whom, in which language.
@@ -93,13 +119,19 @@ type View struct {
 	SID   string // the session id the page keeps; "" for a room's followers
 	WSURL string // the socket the page connects to (Section only)
 	Error string // the refusal of the last bad action, in Lang, or ""
-	Role  string // "owner" (the default, "") or "follower": a room's reader, who watches but cannot act
+	Role  string // RoleOwner (the default, "") or RoleFollower: a room's reader, who watches but cannot act
+	// Room is the owner's room panel; nil while no room is open.
+	Room *templates.RoomProps
 }
 
-// Fragment is one top-level element of a frame, by id.
-type Fragment struct {
-	ID   string
-	Comp templ.Component
+// room returns the room panel's props for a demo of prefix.
+func (v View) room(prefix string) templates.RoomProps {
+	if v.Room == nil {
+		return templates.RoomProps{Prefix: prefix}
+	}
+	p := *v.Room
+	p.Prefix = prefix
+	return p
 }
 
 // Strict decodes a snapshot into v, refusing unknown fields and trailing
@@ -141,24 +173,4 @@ func MustJSON(v any) string {
 		panic("demo: snapshot: " + err.Error())
 	}
 	return string(b)
-}
-
-// Pace is what the shared pause and speed controls drive.
-type Pace interface {
-	SetPaused(paused bool)
-	SetSpeed(sp sim.Speed)
-}
-
-// ApplyPace carries out pause and speed, and reports whether c was one of
-// them.
-func ApplyPace(p Pace, c Command) bool {
-	switch c.Action {
-	case "pause":
-		p.SetPaused(c.On)
-	case "speed":
-		p.SetSpeed(c.Speed)
-	default:
-		return false
-	}
-	return true
 }

@@ -148,13 +148,7 @@ func Decode(k *Kind, msg []byte) Command {
 		}
 		return refused(wrongField("action"))
 	}
-	act, ok := k.Actions[name]
-	switch name {
-	case "restore":
-		act, ok = restore, true
-	case RoomOpen, RoomClose: // the session's, for every demo: rooms
-		act, ok = Action{}, true
-	}
+	act, ok := k.action(name)
 	if !ok {
 		return refused(Refuse(ReasonUnknownAction, "err.action", strconv.Quote(Clip(name))))
 	}
@@ -180,6 +174,31 @@ func Decode(k *Kind, msg []byte) Command {
 		}
 	}
 	return c
+}
+
+// action returns the action name of kind k's set: its own, the pace the
+// framework carries for every demo, restore, and the rooms'.
+func (k *Kind) action(name string) (Action, bool) {
+	if a, ok := k.Actions[name]; ok {
+		return a, true
+	}
+	switch name {
+	case "step":
+		return Step, true
+	case "pause":
+		return Pause, true
+	case "speed":
+		return Speed, true
+	case "reset":
+		return Reset, true
+	case "controller":
+		return Controller, k.Controller
+	case "restore":
+		return restore, true
+	case RoomOpen, RoomClose: // the session's, for every demo: rooms
+		return Action{}, true
+	}
+	return Action{}, false
 }
 
 // refused returns the command that carries only a rejection.

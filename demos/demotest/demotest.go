@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -44,15 +45,15 @@ func Check(t *testing.T, k demo.Kind, states []State) {
 	for _, st := range states {
 		for _, l := range []templates.Lang{templates.Ja, templates.En} {
 			t.Run(st.Name+"_"+string(l), func(t *testing.T) {
-				in := st.Build()
+				live := demo.Wrap(&k, st.Build())
 				v := demo.View{Lang: l, SID: SID, WSURL: "/ws?demo=" + k.Name + "&sid=" + SID}
 				if st.Refusal != nil {
 					v.Error = st.Refusal.Text(l)
 				}
-				frags := Render(t, in.Fragments(v))
-				section := RenderOne(t, in.Section(v))
+				frags := RenderAll(t, live, v)
+				section := RenderOne(t, live.Section(v))
 				checkFrame(t, k, section)
-				checkFragments(t, k, in.Fragments(v), frags, section)
+				checkFragments(t, k, live.Fragments(), frags, section)
 				if l == templates.En {
 					for id, h := range frags {
 						if ja := JapaneseIn(h); len(ja) > 0 {
@@ -64,18 +65,22 @@ func Check(t *testing.T, k demo.Kind, states []State) {
 					}
 				}
 				checkSnapshot(t, k, frags[k.Prefix+"-snapshot"])
-				golden(t, st.Name+"_"+string(l), in.Fragments(v), frags)
+				golden(t, st.Name+"_"+string(l), live.Fragments(), frags)
 			})
 		}
 	}
 }
 
-// Render renders each fragment, by id.
-func Render(t *testing.T, frags []demo.Fragment) map[string]string {
+// RenderAll renders every fragment of a live demo for v, by id.
+func RenderAll(t *testing.T, live *demo.Live, v demo.View) map[string]string {
 	t.Helper()
+	all, err := live.Renderer(v).All()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]string{}
-	for _, f := range frags {
-		out[f.ID] = RenderOne(t, f.Comp)
+	for _, f := range all {
+		out[f.ID] = string(f.HTML)
 	}
 	return out
 }
@@ -114,7 +119,10 @@ func checkFrame(t *testing.T, k demo.Kind, section string) {
 // checkFragments checks that each fragment is one element carrying its id,
 // that ids are unique and start with the demo's prefix, and that the
 // section has exactly one element of each id for a swap to replace.
-func checkFragments(t *testing.T, k demo.Kind, frags []demo.Fragment, htmls map[string]string, section string) {
+//
+// The section is composed from the same list as the frames: each
+// fragment's HTML stands in the section exactly as a frame sends it.
+func checkFragments(t *testing.T, k demo.Kind, frags []demo.Part, htmls map[string]string, section string) {
 	t.Helper()
 	sec := Parse(t, section)
 	seen := map[string]bool{}
@@ -133,8 +141,11 @@ func checkFragments(t *testing.T, k demo.Kind, frags []demo.Fragment, htmls map[
 		if n := len(FindAll(sec[0], func(n *html.Node) bool { return Attr(n, "id") == f.ID })); n != 1 {
 			t.Errorf("the section has %d elements with id %q, want 1", n, f.ID)
 		}
+		if !strings.Contains(section, htmls[f.ID]) {
+			t.Errorf("fragment %s is not in the section as a frame sends it:\n%.300s", f.ID, htmls[f.ID])
+		}
 	}
-	for _, want := range []string{"-clock", "-error", "-snapshot"} {
+	for _, want := range []string{"-clock", "-controls", "-error", "-live", "-snapshot", "-room"} {
 		if !seen[k.Prefix+want] {
 			t.Errorf("no fragment %s%s", k.Prefix, want)
 		}
@@ -160,11 +171,11 @@ func checkSnapshot(t *testing.T, k demo.Kind, fragment string) {
 	if Attr(nodes[0], "data-sid") != SID {
 		t.Errorf("the snapshot fragment does not name its session")
 	}
-	in, err := k.Restore(demo.Options{}, json.RawMessage(raw))
+	live, err := demo.Resume(&k, demo.Options{}, json.RawMessage(raw))
 	if err != nil {
 		t.Fatalf("the page's snapshot does not restore: %v\n%s", err, raw)
 	}
-	again := Render(t, in.Fragments(demo.View{Lang: templates.Ja, SID: SID}))[k.Prefix+"-snapshot"]
+	again := RenderAll(t, live, demo.View{Lang: templates.Ja, SID: SID})[k.Prefix+"-snapshot"]
 	if got := Attr(Parse(t, again)[0], "data-snapshot"); got != raw {
 		t.Errorf("snapshot round trip:\n got %s\nwant %s", got, raw)
 	}
@@ -182,7 +193,7 @@ func checkSnapshot(t *testing.T, k demo.Kind, fragment string) {
 
 // golden compares the fragments with testdata/<name>.golden; run the
 // package's tests with -update to rewrite them after an intended change.
-func golden(t *testing.T, name string, frags []demo.Fragment, htmls map[string]string) {
+func golden(t *testing.T, name string, frags []demo.Part, htmls map[string]string) {
 	t.Helper()
 	var b strings.Builder
 	for _, f := range frags {
@@ -314,10 +325,10 @@ func CheckLoad(t *testing.T, k demo.Kind) {
 	if len(k.Load) < 2 {
 		t.Fatalf("%s has %d load steps; the load generator cycles through at least two", k.Name, len(k.Load))
 	}
-	in := k.New(demo.Options{})
+	in := demo.Start(&k, demo.Options{})
 	page := func() string {
 		var b strings.Builder
-		for _, h := range Render(t, in.Fragments(demo.View{Lang: templates.Ja, SID: SID})) {
+		for _, h := range RenderAll(t, in, demo.View{Lang: templates.Ja, SID: SID}) {
 			b.WriteString(h)
 		}
 		return b.String()
@@ -337,6 +348,55 @@ func CheckLoad(t *testing.T, k demo.Kind) {
 			if !strings.Contains(page(), st.Expect) {
 				t.Fatalf("load step %d: %q is not on the page after %s", i, st.Expect, st.Send)
 			}
+		}
+	}
+}
+
+// Keys checks that a live demo's keys are honest: it renders every
+// fragment after each step, and fails when a fragment's HTML changed while
+// its key did not (a frame would then miss the change). Call Step after
+// each command or time step of a test.
+type Keys struct {
+	r    *demo.Renderer
+	keys []uint64
+	html []string
+}
+
+// NewKeys starts checking live's keys for viewer v.
+func NewKeys(t *testing.T, live *demo.Live, v demo.View) *Keys {
+	t.Helper()
+	k := &Keys{r: live.Renderer(v)}
+	k.Step(t)
+	return k
+}
+
+// pageDrawn matches the text of a countdown, which the page draws from its
+// own clock between frames (static/app.js): a fragment need not be sent
+// again because only its countdown's text moved on.
+var pageDrawn = regexp.MustCompile(`(data-eta-format="[^"]*">)[^<]*(</span>)`)
+
+// Step renders every fragment and compares it with the last step's.
+func (k *Keys) Step(t *testing.T) {
+	t.Helper()
+	frags := len(k.keys)
+	for i := range k.r.Len() {
+		var b bytes.Buffer
+		if err := k.r.Render(i, &b); err != nil {
+			t.Fatal(err)
+		}
+		key, h := k.r.Key(i), pageDrawn.ReplaceAllString(b.String(), "$1$2")
+		if i < frags && k.keys[i] == key && k.html[i] != h {
+			at := 0
+			for at < min(len(h), len(k.html[i])) && h[at] == k.html[i][at] {
+				at++
+			}
+			from := max(0, at-200)
+			t.Fatalf("fragment %d changed but its key did not, at byte %d:\nwas: …%.400s\nnow: …%.400s", i, at, k.html[i][from:], h[from:])
+		}
+		if i < frags {
+			k.keys[i], k.html[i] = key, h
+		} else {
+			k.keys, k.html = append(k.keys, key), append(k.html, h)
 		}
 	}
 }

@@ -143,5 +143,5 @@ func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 	for _, h := range d.hist.All() {
 		spans = append(spans, ui.Span{At: h.At, Class: "b-" + strings.ToLower(h.Phase), Label: T(l, "opphase."+h.Phase)})
 	}
-	return ui.BandChart(Prefix, T(l, "op.chart"), T(l, "op.chart.desc"), d.Now(), d.Window(), spans, "phase")
+	return ui.BandChart(Prefix, T(l, "op.chart"), T(l, "op.chart.desc"), d.Window(), spans, "phase")
 }

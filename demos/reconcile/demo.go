@@ -23,20 +23,16 @@ const (
 
 // Kind describes the demo to the server.
 var Kind = demo.Kind{
-	Name: Name, Prefix: Prefix, Chapter: "000, 004", OnIndex: true,
+	Name: Name, Prefix: Prefix, Chapter: "000, 004", OnIndex: true, Controller: true, Kills: true,
 	Title:   func(l ui.Lang) string { return T(l, "rc.title") },
 	Short:   func(l ui.Lang) string { return T(l, "rc.short") },
 	Summary: func(l ui.Lang) string { return T(l, "rc.summary") },
+	Intro:   func(l ui.Lang) string { return T(l, "rc.intro") },
 	Actions: map[string]demo.Action{
 		"kill":         demo.Name("pod"),
 		"replicas-inc": {},
 		"replicas-dec": {},
 		"set-replicas": demo.Int("replicas", 0, MaxDesired),
-		"controller":   demo.Controller,
-		"step":         demo.Step,
-		"pause":        demo.Pause,
-		"speed":        demo.Speed,
-		"reset":        demo.Reset,
 	},
 	New:     func(opt demo.Options) demo.Instance { return NewDemo(opt, 3, true) },
 	Restore: demo.RestoreWith(RestoreDemo),
@@ -49,9 +45,6 @@ var Kind = demo.Kind{
 // Apply carries out a decoded command; a pod that is not there, or a count
 // out of range, is refused and changes nothing.
 func (d *Demo) Apply(c demo.Command) error {
-	if demo.ApplyPace(d, c) {
-		return nil
-	}
 	switch c.Action {
 	case "kill":
 		if err := d.Kill(c.Name); err != nil {
@@ -80,29 +73,35 @@ func (d *Demo) Apply(c demo.Command) error {
 	return nil
 }
 
-// Fragments renders every fragment of the demo, each owning its id.
-func (d *Demo) Fragments(v demo.View) []demo.Fragment {
-	p := d.props(v.Lang, v.Error)
-	return []demo.Fragment{
-		{ID: "rc-clock", Comp: ui.Clock(v.Lang, p.Clock)},
-		{ID: "rc-desired", Comp: desiredPanel(p)},
-		{ID: "rc-observed", Comp: observedPanel(p)},
-		{ID: "rc-diff", Comp: diffLine(p)},
-		{ID: "rc-controls", Comp: ui.Controls(v.Lang, p.Controls)},
-		{ID: "rc-error", Comp: ui.ErrorBox(v.Lang, Prefix, p.Error)},
-		{ID: "rc-actions", Comp: actionsPanel(p)},
-		{ID: "rc-chart", Comp: ui.Chart(p.Chart)},
-		{ID: "rc-log", Comp: ui.Log(v.Lang, Prefix, T(v.Lang, "rc.log"), p.Log)},
-		{ID: "rc-live", Comp: ui.Live(Prefix, p.Live)},
-		{ID: "rc-snapshot", Comp: ui.Snapshot(Prefix, v.SID, p.Snapshot)},
+// Parts declares the demo's section: desired and observed side by side,
+// the diff line, the pace, the last reconcile beside the chart, the log.
+// Each fragment's key is what it reads: the declared count, the state's
+// version, the last report's, the history's, the log's newest event.
+func (d *Demo) Parts() []demo.Part {
+	return []demo.Part{
+		demo.Box("rc-state",
+			demo.Fragment("rc-desired", func() uint64 { return uint64(d.Desired()) }, d.desiredFrag),
+			demo.Fragment("rc-observed", func() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }, d.observedFrag),
+		),
+		demo.Fragment("rc-diff", func() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key(), demo.B(d.Controller())) }, d.diffFrag),
+		demo.Controls(),
+		demo.Error(),
+		demo.Box("lower",
+			demo.Fragment("rc-actions", func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.actionsFrag),
+			demo.Fragment("rc-chart", func() uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, d.chartFrag),
+		),
+		demo.Static(func(v demo.View) templ.Component { return realLine(T(v.Lang, "rc.real")) }),
+		demo.Log(Prefix, demo.LogSource{
+			Key:   func() uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
+			Lines: func(l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
+			Title: func(l ui.Lang) string { return T(l, "rc.log") },
+		}),
+		demo.LiveText(func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.liveText),
+		demo.Snapshot(),
 	}
 }
 
-// Section renders the whole demo for a page.
-func (d *Demo) Section(v demo.View) templ.Component {
-	p := d.props(v.Lang, v.Error)
-	return section(ui.DemoProps{Kind: Name, Prefix: Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role, Kills: true,
-		Title: T(v.Lang, "rc.title"), Intro: T(v.Lang, "rc.intro"), Clock: p.Clock}, p)
-}
+// SnapshotJSON returns the snapshot the page keeps.
+func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
 
 var _ demo.Instance = (*Demo)(nil)

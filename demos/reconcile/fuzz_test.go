@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // The fuzz targets decode their input as a program: two bytes per operation,
@@ -140,6 +143,10 @@ func runReplicaProgram(t *testing.T, data []byte) {
 	opt := sim.Options{LogSize: 16}
 	d := NewDemo(opt, int(int8(len(data)))%12, len(data)%2 == 0)
 	checkReplicaInvariants(t, d, opt, MaxDesired)
+	// The page's frames render a fragment only when its key changes: the
+	// keys must change whenever the HTML does.
+	view := demo.View{Lang: ui.Ja, SID: demotest.SID}
+	keys := demotest.NewKeys(t, demo.Wrap(&Kind, d), view)
 	for i := 0; i+1 < len(data) && i < 2*maxOps; i += 2 {
 		op, arg := int(data[i])%numOps, data[i+1]
 		before, reconciles, now := d.Snapshot(), d.Reconciles(), d.Now()
@@ -184,7 +191,9 @@ func runReplicaProgram(t *testing.T, data []byte) {
 				t.Fatalf("snapshot does not restore: %v", err)
 			}
 			d, reconciles = r, r.Reconciles()
+			keys = demotest.NewKeys(t, demo.Wrap(&Kind, d), view)
 		}
+		keys.Step(t)
 		switch {
 		case op == opRestore:
 			// A snapshot keeps virtual milliseconds.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 )
@@ -61,6 +62,11 @@ type Demo struct {
 	reconciles int
 	converged  bool
 	hist       sim.History[Sample]
+
+	// What the page's fragments read, as keys: epoch grows with every
+	// fresh start of the state (a reset), ver with every change of desired
+	// or observed state, lastV with every reconcile report.
+	epoch, ver, lastV demo.Version
 }
 
 // NewDemo returns a demo with an empty cluster, desired pods declared and
@@ -72,6 +78,7 @@ func NewDemo(opt sim.Options, desired int, controllerOn bool) *Demo {
 }
 
 func (d *Demo) init(desired int, on bool, c sim.Clock) {
+	d.epoch.Bump()
 	d.Loop = sim.NewLoop(c, d.opt, on)
 	d.ctrl = chapter.New(desired)
 	d.cluster = chapter.NewCluster()
@@ -151,6 +158,7 @@ func (d *Demo) reconcile(trigger string) Report {
 		d.Note(sim.Event{Kind: EventNoop, N: r.Desired, M: r.Observed})
 	}
 	d.last = &r
+	d.lastV.Bump()
 	d.changed()
 	return r
 }
@@ -190,6 +198,7 @@ func (d *Demo) Kill(name string) error {
 // changed records a history sample and notes convergence after any change
 // to desired or observed state.
 func (d *Demo) changed() {
+	d.ver.Bump()
 	c := d.ctrl.Converged(d.cluster)
 	if c && !d.converged {
 		d.Note(sim.Event{Kind: EventConverged, N: d.ctrl.Desired()})

@@ -1,6 +1,8 @@
 package reconcile
 
 import (
+	"github.com/a-h/templ"
+
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -11,25 +13,19 @@ import (
 // sentence comes from the catalog, so the same state reads in either
 // language.
 
-// Props is the demo's state as its components lay it out.
+// Props is the demo's state as its components lay it out; each fragment
+// fills only the fields it reads.
 type Props struct {
-	Lang     ui.Lang
-	Desired  int
-	Max      int
-	Pods     []PodProps
-	Alive    int
-	Running  int
-	Pending  int
-	Failed   int
-	Diff     DiffProps
-	Controls ui.ControlProps
-	Clock    ui.ClockProps
-	Last     *ReportProps
-	Log      []ui.LogLine
-	Chart    ui.ChartProps
-	Live     string
-	Error    string
-	Snapshot string // JSON
+	Lang    ui.Lang
+	Desired int
+	Max     int
+	Pods    []PodProps
+	Alive   int
+	Running int
+	Pending int
+	Failed  int
+	Diff    DiffProps
+	Last    *ReportProps
 }
 
 // PodProps is one pod card.
@@ -62,13 +58,16 @@ type ActionProps struct {
 	Text   string
 }
 
-// props builds the demo's props in l, with the refusal errText shown.
-func (d *Demo) props(l ui.Lang, errText string) *Props {
+func (d *Demo) desiredFrag(v demo.View) templ.Component {
+	return desiredPanel(&Props{Lang: v.Lang, Desired: d.Desired(), Max: MaxDesired})
+}
+
+func (d *Demo) observedFrag(v demo.View) templ.Component { return observedPanel(d.observed(v.Lang)) }
+
+// observed counts the pods by phase and lays them out as cards.
+func (d *Demo) observed(l ui.Lang) *Props {
 	now := d.Now()
-	p := &Props{Lang: l, Desired: d.Desired(), Max: MaxDesired, Error: errText,
-		Controls: ui.ControlProps{Prefix: Prefix, HasController: true, Controller: d.Controller(), Paused: d.Paused(),
-			Speed: d.Speed().String(), StepText: ui.T(l, "ctl.step"), HasReset: true},
-		Clock: ui.ClockProps{Prefix: Prefix, Ms: now.Milliseconds(), Paused: d.Paused(), Speed: d.Speed().String()}}
+	p := &Props{Lang: l, Desired: d.Desired()}
 	for _, pod := range d.Pods() {
 		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
 		switch pod.Phase {
@@ -83,8 +82,12 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 		p.Pods = append(p.Pods, pp)
 	}
 	p.Alive = p.Running + p.Pending
-	p.Chart = d.chart(l)
-	p.Snapshot = demo.MustJSON(d.Snapshot())
+	return p
+}
+
+func (d *Demo) diffFrag(v demo.View) templ.Component {
+	l := v.Lang
+	p := d.observed(l)
 	p.Diff = DiffProps{Converged: d.Converged(), Detail: F(l, "rc.diff.detail", p.Desired, p.Alive, p.Running)}
 	f, c, x := d.Diff()
 	switch {
@@ -98,12 +101,27 @@ func (d *Demo) props(l ui.Lang, errText string) *Props {
 			p.Diff.Hint = T(l, "rc.diff.off")
 		}
 	}
+	return diffLine(p)
+}
+
+func (d *Demo) actionsFrag(v demo.View) templ.Component {
+	p := &Props{Lang: v.Lang}
 	if r, ok := d.Last(); ok {
-		p.Last = reportProps(l, r)
-		p.Live = F(l, "rc.live", ui.ClockText(r.At), p.Last.Trigger, p.Last.Explain, actionsText(l, p.Last.Actions))
+		p.Last = reportProps(v.Lang, r)
 	}
-	p.Log = logLines(l, d.Log.Newest(ui.LogShown))
-	return p
+	return actionsPanel(p)
+}
+
+func (d *Demo) chartFrag(v demo.View) templ.Component { return ui.Chart(d.chart(v.Lang)) }
+
+// liveText says the last reconcile in one sentence, for the live region.
+func (d *Demo) liveText(l ui.Lang) string {
+	r, ok := d.Last()
+	if !ok {
+		return ""
+	}
+	last := reportProps(l, r)
+	return F(l, "rc.live", ui.ClockText(r.At), last.Trigger, last.Explain, actionsText(l, last.Actions))
 }
 
 // explain says a reconcile in the chapter's words: 「3 あるべきところ 2 → 1 つ作る」.
@@ -195,5 +213,5 @@ func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 			series[i].Steps[j] = ui.Step{At: h.At, V: v}
 		}
 	}
-	return ui.LineChart(Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Now(), d.Window(), series)
+	return ui.LineChart(Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Window(), series)
 }

@@ -17,6 +17,7 @@ type History[T any] struct {
 	samples []T
 	at      func(T) time.Duration
 	equal   func(a, b T) bool
+	ver     uint64 // grows with every change of samples
 }
 
 // NewHistory returns an empty history of samples taken at at(sample); a
@@ -31,6 +32,7 @@ func (h *History[T]) Record(s T, now, window time.Duration) {
 		return
 	}
 	h.samples = append(h.samples, s)
+	h.ver++
 	h.Trim(now, window)
 }
 
@@ -45,6 +47,7 @@ func (h *History[T]) Trim(now, window time.Duration) {
 	}
 	if cut > 0 {
 		h.samples = append(h.samples[:0], h.samples[cut:]...)
+		h.ver++
 	}
 }
 
@@ -67,4 +70,7 @@ func (h *History[T]) Last() time.Duration {
 }
 
 // Reset forgets every sample.
-func (h *History[T]) Reset() { h.samples = nil }
+func (h *History[T]) Reset() { h.samples = nil; h.ver++ }
+
+// Version grows with every change of the samples: a chart's key.
+func (h *History[T]) Version() uint64 { return h.ver }

@@ -1,0 +1,149 @@
+package demo
+
+import (
+	"hash/maphash"
+	"math"
+
+	"github.com/a-h/templ"
+
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// A demo declares its section once, as a list of parts. A fragment is an
+// element with an id that frames replace: it has a key, a cheap summary of
+// the inputs it reads (a version, a count) that changes whenever they do,
+// and a component. The framework (Live) renders a fragment only when its
+// key changed since the last frame of the same viewer, sends it only when
+// its HTML changed, and composes the page's section from the same list, so
+// the page and the frames can never disagree on what a fragment is.
+//
+// What the page draws from its own clock between frames (a countdown's
+// text, a chart's scrolling) is not an input: a fragment need not be sent
+// again because only time moved on. A key must never come back for other
+// content: a demo whose counters
+// start again (a reset builds its state afresh) mixes in an epoch that only
+// grows.
+//
+// Boxes group parts in a <div class="…"> for the layout; static parts
+// (the one-line notes where a demo simplifies, titles) render once with the
+// page and never change.
+
+// Part is one piece of a demo's section: a fragment, a box of parts, static
+// content, or one of the framework's shared fragments.
+type Part struct {
+	// ID is a fragment's element id; "" for a box or static content.
+	ID string
+	// Key summarizes what the fragment reads: equal keys mean equal HTML
+	// for the same viewer. Nil for static content.
+	Key func() uint64
+	// Comp renders the part for a viewer.
+	Comp func(v View) templ.Component
+
+	class  string               // a box: the class of its <div>
+	parts  []Part               // a box's parts
+	shared shared               // one of the framework's fragments
+	text   func(ui.Lang) string // the live region's sentence
+}
+
+// shared names a fragment every demo has, rendered by the framework.
+type shared int
+
+const (
+	notShared shared = iota
+	sharedControls
+	sharedError
+	sharedSnapshot
+	sharedLive
+	sharedLog
+)
+
+// Fragment declares a fragment of the demo: the element with id, rendered
+// by comp whenever key changes.
+func Fragment(id string, key func() uint64, comp func(v View) templ.Component) Part {
+	return Part{ID: id, Key: key, Comp: comp}
+}
+
+// Static declares content that is rendered with the page only: it carries
+// no id and no frame ever replaces it.
+func Static(comp func(v View) templ.Component) Part { return Part{Comp: comp} }
+
+// Box lays parts out inside <div class="class">.
+func Box(class string, parts ...Part) Part { return Part{class: class, parts: parts} }
+
+// Controls places the pace controls (the controller switch where the demo
+// has one, step, pause, speed and reset): <prefix>-controls.
+func Controls() Part { return Part{shared: sharedControls} }
+
+// Error places the refusal of the viewer's last bad action: <prefix>-error.
+func Error() Part { return Part{shared: sharedError} }
+
+// Snapshot places the demo's state for the page to keep: <prefix>-snapshot.
+func Snapshot() Part { return Part{shared: sharedSnapshot} }
+
+// LiveText places the polite live region that says each reconcile in one
+// sentence: <prefix>-live. key changes whenever text would.
+func LiveText(key func() uint64, text func(l ui.Lang) string) Part {
+	return Part{shared: sharedLive, Key: key, text: text}
+}
+
+// LogSource is a log the page shows: a key that changes with every event
+// (the newest event's number, with the demo's epoch if a reset starts the
+// numbers again), its newest lines in a language, and its title.
+type LogSource struct {
+	Key   func() uint64
+	Lines func(l ui.Lang) []ui.LogLine
+	Title func(l ui.Lang) string
+}
+
+// Log places a log panel owning id (the demo's prefix for its main log,
+// "<prefix>-log"; another prefix for a second log).
+func Log(prefix string, src LogSource) Part {
+	return Part{ID: prefix + "-log", shared: sharedLog,
+		Key: src.Key,
+		Comp: func(v View) templ.Component {
+			return ui.Log(v.Lang, prefix, src.Title(v.Lang), src.Lines(v.Lang))
+		}}
+}
+
+// Keys.
+
+// Mix combines values into one key: equal inputs give equal keys, and a
+// change of any input changes the key (but for a 2^-64 chance).
+func Mix(vals ...uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range vals {
+		h ^= v
+		h *= 1099511628211
+		h ^= h >> 29
+	}
+	return h
+}
+
+// B is a bool as a key input.
+func B(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// I is an int as a key input.
+func I(n int) uint64 { return uint64(n) }
+
+// Str is a string as a key input.
+func Str(s string) uint64 { return maphash.String(keySeed, s) }
+
+// F64 is a float as a key input.
+func F64(f float64) uint64 { return math.Float64bits(f) }
+
+var keySeed = maphash.MakeSeed()
+
+// Version counts the changes of some state a fragment reads: the demo
+// bumps it wherever that state changes, and the fragment's key reads it.
+type Version uint64
+
+// Bump records a change.
+func (v *Version) Bump() { *v++ }
+
+// Key returns the version as a key input.
+func (v *Version) Key() uint64 { return uint64(*v) }
