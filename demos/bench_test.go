@@ -1,8 +1,6 @@
 package demos
 
 import (
-	"bytes"
-	"context"
 	"testing"
 	"time"
 
@@ -11,34 +9,38 @@ import (
 )
 
 // BenchmarkFrame measures what a session spends on one visitor's action:
-// decode it, apply it, let the demo's time run on, and render every
-// fragment of the frame (the session renders them all to find which
-// changed). It cycles through the kind's load steps, as cmd/loadgen does.
+// decode it, apply it, let a second of the demo's time pass, and render
+// the frame that answers it (only the fragments whose key changed, as the
+// session does). It cycles through the kind's load steps, as cmd/loadgen
+// does, and reports the fragments rendered per action.
 //
 //	go test -run '^$' -bench Frame -benchmem ./demos
 func BenchmarkFrame(b *testing.B) {
 	for _, k := range All() {
 		b.Run(k.Name, func(b *testing.B) {
-			d := k.New(demo.Options{})
-			v := demo.View{Lang: ui.Ja, SID: "bench"}
-			var buf bytes.Buffer
+			live := demo.Start(&k, demo.Options{})
+			r := live.Renderer(demo.View{Lang: ui.Ja, SID: "bench"})
+			if _, err := r.Frame(nil); err != nil {
+				b.Fatal(err)
+			}
+			r.Renders = 0
 			b.ReportAllocs()
+			n := 0
 			for i := 0; b.Loop(); i++ {
 				c := demo.Decode(&k, []byte(k.Load[i%len(k.Load)].Send))
 				if c.Reject != nil {
 					b.Fatalf("load step refused: %v", c.Reject)
 				}
-				if err := d.Apply(c); err != nil {
+				if err := live.Apply(c); err != nil {
 					b.Fatal(err)
 				}
-				d.Advance(time.Second)
-				for _, f := range d.Fragments(v) {
-					buf.Reset()
-					if err := f.Comp.Render(context.Background(), &buf); err != nil {
-						b.Fatal(err)
-					}
+				live.Advance(time.Second)
+				if _, err := r.Frame(nil); err != nil {
+					b.Fatal(err)
 				}
+				n++
 			}
+			b.ReportMetric(float64(r.Renders)/float64(n), "renders/op")
 		})
 	}
 }

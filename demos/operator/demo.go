@@ -7,8 +7,6 @@ package operator
 import (
 	"fmt"
 
-	"github.com/a-h/templ"
-
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -23,21 +21,18 @@ const (
 // Kind describes the demo to the server. Its controller starts off, so that
 // each press of 「1回調整する」 shows one move, as in chapter 002.
 var Kind = demo.Kind{
-	Name: Name, Prefix: Prefix, Chapter: "002", OnIndex: true,
-	Title:   func(l ui.Lang) string { return T(l, "op.title") },
-	Short:   func(l ui.Lang) string { return T(l, "op.short") },
-	Summary: func(l ui.Lang) string { return T(l, "op.summary") },
+	Name: Name, Prefix: Prefix, Chapter: "002", OnIndex: true, Controller: true, Kills: true,
+	Title:    func(l ui.Lang) string { return T(l, "op.title") },
+	Short:    func(l ui.Lang) string { return T(l, "op.short") },
+	Summary:  func(l ui.Lang) string { return T(l, "op.summary") },
+	Intro:    func(l ui.Lang) string { return T(l, "op.intro") },
+	StepText: func(l ui.Lang) string { return T(l, "op.step") },
 	Actions: map[string]demo.Action{
 		"kill-member": demo.Name("member"),
 		"members-inc": {},
 		"members-dec": {},
 		"set-members": demo.Int("members", MinMembers, MaxMembers),
 		"backup":      demo.Bool("present"),
-		"controller":  demo.Controller,
-		"step":        demo.Step,
-		"pause":       demo.Pause,
-		"speed":       demo.Speed,
-		"reset":       demo.Reset,
 	},
 	New:     func(opt demo.Options) demo.Instance { return NewDemo(opt, false) },
 	Restore: demo.RestoreWith(RestoreDemo),
@@ -50,9 +45,6 @@ var Kind = demo.Kind{
 // Apply carries out a decoded command; a member that is not there, or a
 // count out of range, is refused and changes nothing.
 func (d *Demo) Apply(c demo.Command) error {
-	if demo.ApplyPace(d, c) {
-		return nil
-	}
 	switch c.Action {
 	case "kill-member":
 		if err := d.Kill(c.Name); err != nil {
@@ -83,30 +75,36 @@ func (d *Demo) Apply(c demo.Command) error {
 	return nil
 }
 
-// Fragments renders every fragment of the demo, each owning its id.
-func (d *Demo) Fragments(v demo.View) []demo.Fragment {
-	p := d.props(v.Lang, v.Error)
-	return []demo.Fragment{
-		{ID: "op-clock", Comp: ui.Clock(v.Lang, p.Clock)},
-		{ID: "op-spec", Comp: specPanel(p)},
-		{ID: "op-status", Comp: statusPanel(p)},
-		{ID: "op-members", Comp: membersPanel(p)},
-		{ID: "op-next", Comp: nextLine(p)},
-		{ID: "op-controls", Comp: ui.Controls(v.Lang, p.Controls)},
-		{ID: "op-error", Comp: ui.ErrorBox(v.Lang, Prefix, p.Error)},
-		{ID: "op-last", Comp: lastPanel(p)},
-		{ID: "op-chart", Comp: ui.Chart(p.Chart)},
-		{ID: "op-log", Comp: ui.Log(v.Lang, Prefix, T(v.Lang, "op.log"), p.Log)},
-		{ID: "op-live", Comp: ui.Live(Prefix, p.Live)},
-		{ID: "op-snapshot", Comp: ui.Snapshot(Prefix, v.SID, p.Snapshot)},
+// Parts declares the demo's section: the Spec beside the Status, the
+// members, the next difference, the pace, the last move beside the phase
+// history, the log. The Spec panel reads only the declared count and the
+// backup; the rest read the state's version.
+func (d *Demo) Parts() []demo.Part {
+	state := func() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }
+	return []demo.Part{
+		demo.Box("op-state",
+			demo.Fragment("op-spec", func() uint64 { return demo.Mix(demo.I(d.res.Spec.Members), demo.B(d.Backup())) }, d.specFrag),
+			demo.Fragment("op-status", func() uint64 { return demo.Mix(state(), demo.I(d.res.Spec.Members)) }, d.statusFrag),
+		),
+		demo.Fragment("op-members", state, d.membersFrag),
+		demo.Fragment("op-next", func() uint64 { return demo.Mix(state(), demo.I(d.res.Spec.Members), demo.B(d.Backup())) }, d.nextFrag),
+		demo.Controls(),
+		demo.Error(),
+		demo.Box("lower",
+			demo.Fragment("op-last", func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.lastFrag),
+			demo.Fragment("op-chart", func() uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, d.chartFrag),
+		),
+		demo.Log(Prefix, demo.LogSource{
+			Key:   func() uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
+			Lines: func(l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
+			Title: func(l ui.Lang) string { return T(l, "op.log") },
+		}),
+		demo.LiveText(func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.liveText),
+		demo.Snapshot(),
 	}
 }
 
-// Section renders the whole demo for a page.
-func (d *Demo) Section(v demo.View) templ.Component {
-	p := d.props(v.Lang, v.Error)
-	return section(ui.DemoProps{Kind: Name, Prefix: Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role, Kills: true,
-		Title: T(v.Lang, "op.title"), Intro: T(v.Lang, "op.intro"), Clock: p.Clock}, p)
-}
+// SnapshotJSON returns the snapshot the page keeps.
+func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
 
 var _ demo.Instance = (*Demo)(nil)

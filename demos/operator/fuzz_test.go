@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/operator"
 	"github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // The fuzz targets decode their input as a program: two bytes per operation,
@@ -132,6 +135,10 @@ func runOperatorProgram(t *testing.T, data []byte) {
 	opt := sim.Options{LogSize: 16}
 	d := NewDemo(opt, len(data)%2 == 0)
 	checkOperatorInvariants(t, d, opt)
+	// The page's frames render a fragment only when its key changes: the
+	// keys must change whenever the HTML does.
+	view := demo.View{Lang: ui.Ja, SID: demotest.SID}
+	keys := demotest.NewKeys(t, demo.Wrap(&Kind, d), view)
 	created := map[string]bool{}
 	for i := 0; i+1 < len(data) && i < 2*maxOps; i += 2 {
 		op, arg := int(data[i])%numOps, data[i+1]
@@ -199,7 +206,9 @@ func runOperatorProgram(t *testing.T, data []byte) {
 				t.Fatalf("snapshot does not restore: %v", err)
 			}
 			d, reconciles = r, r.Reconciles()
+			keys = demotest.NewKeys(t, demo.Wrap(&Kind, d), view)
 		}
+		keys.Step(t)
 		if d.Reconciles() > reconciles && op != opStep && !before.Controller {
 			t.Fatalf("op %d: a controller that is off ticked", op)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/operator"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 )
@@ -79,6 +80,11 @@ type Demo struct {
 	last       *Report
 	reconciles int
 	hist       sim.History[PhaseSample]
+
+	// What the page's fragments read, as keys: epoch grows with every
+	// fresh start of the state (a reset), ver with every change of the
+	// Status, the members or the conditions, lastV with every reconcile.
+	epoch, ver, lastV demo.Version
 }
 
 // NewDemo returns the chapter's starting point: {db, 3 members,
@@ -91,6 +97,7 @@ func NewDemo(opt sim.Options, controllerOn bool) *Demo {
 }
 
 func (d *Demo) init(members int, backup, on bool, c sim.Clock) {
+	d.epoch.Bump()
 	d.Loop = sim.NewLoop(c, d.opt, on)
 	d.res = chapter.Resource{Spec: chapter.Spec{Name: ResourceName, Members: members, RestoreFrom: BackupName}}
 	d.world = chapter.NewWorld()
@@ -195,6 +202,7 @@ func (d *Demo) reconcile(trigger string) Report {
 	}
 	d.conds = chapter.UpdateConditions(d.conds, &d.res, d.Now())
 	d.last = &r
+	d.lastV.Bump()
 	d.changed()
 	return r
 }
@@ -231,6 +239,7 @@ func (d *Demo) Kill(name string) error {
 		if m.Name == name {
 			d.world.Kill(name)
 			d.Cancel(name)
+			d.ver.Bump()
 			d.Note(sim.Event{Kind: EventKillMember, Name: name})
 			return nil
 		}
@@ -239,6 +248,7 @@ func (d *Demo) Kill(name string) error {
 }
 
 func (d *Demo) changed() {
+	d.ver.Bump()
 	d.hist.Record(PhaseSample{At: d.Now(), Phase: d.res.Status.Phase.String()}, d.Now(), d.opt.Window)
 }
 

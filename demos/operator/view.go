@@ -3,12 +3,15 @@ package operator
 import (
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
-// Props is the demo's state as its components lay it out.
+// Props is the demo's state as its components lay it out; each fragment
+// fills only the fields it reads.
 type Props struct {
 	Lang        ui.Lang
 	SpecMembers int
@@ -23,14 +26,7 @@ type Props struct {
 	Conditions  []ConditionProps
 	Members     []MemberProps
 	Next        NextProps
-	Controls    ui.ControlProps
-	Clock       ui.ClockProps
 	Last        *ReportProps
-	Log         []ui.LogLine
-	Chart       ui.ChartProps
-	Live        string
-	Error       string
-	Snapshot    string
 }
 
 // ConditionProps is one condition row.
@@ -71,44 +67,71 @@ type ActionProps struct {
 	Text   string
 }
 
-// props builds the demo's props in l, with the refusal errText shown.
-func (d *Demo) props(l ui.Lang, errText string) *Props {
+func (d *Demo) specFrag(v demo.View) templ.Component {
 	r := d.Resource()
-	now := d.Now()
-	p := &Props{Lang: l, SpecMembers: r.Spec.Members, MinMembers: MinMembers, MaxMembers: MaxMembers,
-		RestoreFrom: r.Spec.RestoreFrom, Backup: d.Backup(), Phase: r.Status.Phase.String(), Ready: r.Status.Members,
-		Leader: r.Status.Leader, Restored: r.Status.Restored, Error: errText,
-		Controls: ui.ControlProps{Prefix: Prefix, HasController: true, Controller: d.Controller(), Paused: d.Paused(),
-			Speed: d.Speed().String(), StepText: T(l, "op.step"), HasReset: true},
-		Clock: ui.ClockProps{Prefix: Prefix, Ms: now.Milliseconds(), Paused: d.Paused(), Speed: d.Speed().String()}}
-	for _, m := range d.Members() {
-		mp := MemberProps{Name: m.Name, Ready: m.Ready, Leader: m.Leader}
-		if !m.Ready {
-			mp.ETA = ui.StartsIn(l, now, m.StartsIn)
-		}
-		p.Members = append(p.Members, mp)
-	}
-	p.Chart = d.chart(l)
-	p.Snapshot = demo.MustJSON(d.Snapshot())
+	return specPanel(&Props{Lang: v.Lang, SpecMembers: r.Spec.Members, MinMembers: MinMembers, MaxMembers: MaxMembers,
+		RestoreFrom: r.Spec.RestoreFrom, Backup: d.Backup()})
+}
+
+func (d *Demo) statusFrag(v demo.View) templ.Component {
+	r := d.Resource()
+	p := &Props{Lang: v.Lang, SpecMembers: r.Spec.Members, Phase: r.Status.Phase.String(), Ready: r.Status.Members,
+		Leader: r.Status.Leader, Restored: r.Status.Restored}
 	for _, c := range d.Conditions() {
 		p.Conditions = append(p.Conditions, ConditionProps{Type: c.Type, Status: string(c.Status), Reason: c.Reason,
 			Message: c.Message, Since: ui.ClockText(c.LastTransitionTime)})
 	}
-	next := d.Next()
-	p.Next = NextProps{Kind: next.Kind, Text: T(l, "op.next."+next.Kind)}
-	if rep, ok := d.Last(); ok {
-		p.Last = &ReportProps{At: ui.ClockText(rep.At), Trigger: T(l, "trigger."+rep.Trigger),
-			Explain: T(l, "op.next."+rep.Plan.Kind)}
-		text := T(l, "op.act.noop")
-		if rep.Action.Kind != "noop" {
-			text = F(l, "op.act."+rep.Action.Kind, rep.Action.Target)
-		}
-		p.Last.Actions = []ActionProps{{Kind: rep.Action.Kind, Target: rep.Action.Target, Text: text}}
-		p.Live = F(l, "op.live", p.Last.At, p.Last.Trigger, text, T(l, "opphase."+rep.Phase.String()))
-	}
-	p.Log = logLines(l, d.Log.Newest(ui.LogShown))
-	return p
+	return statusPanel(p)
 }
+
+func (d *Demo) membersFrag(v demo.View) templ.Component {
+	now := d.Now()
+	p := &Props{Lang: v.Lang}
+	for _, m := range d.Members() {
+		mp := MemberProps{Name: m.Name, Ready: m.Ready, Leader: m.Leader}
+		if !m.Ready {
+			mp.ETA = ui.StartsIn(v.Lang, now, m.StartsIn)
+		}
+		p.Members = append(p.Members, mp)
+	}
+	return membersPanel(p)
+}
+
+func (d *Demo) nextFrag(v demo.View) templ.Component {
+	next := d.Next()
+	return nextLine(&Props{Lang: v.Lang, Next: NextProps{Kind: next.Kind, Text: T(v.Lang, "op.next."+next.Kind)}})
+}
+
+func (d *Demo) lastFrag(v demo.View) templ.Component {
+	return lastPanel(&Props{Lang: v.Lang, Last: d.lastReport(v.Lang)})
+}
+
+// lastReport says the last reconcile's move; nil before the first.
+func (d *Demo) lastReport(l ui.Lang) *ReportProps {
+	rep, ok := d.Last()
+	if !ok {
+		return nil
+	}
+	last := &ReportProps{At: ui.ClockText(rep.At), Trigger: T(l, "trigger."+rep.Trigger), Explain: T(l, "op.next."+rep.Plan.Kind)}
+	text := T(l, "op.act.noop")
+	if rep.Action.Kind != "noop" {
+		text = F(l, "op.act."+rep.Action.Kind, rep.Action.Target)
+	}
+	last.Actions = []ActionProps{{Kind: rep.Action.Kind, Target: rep.Action.Target, Text: text}}
+	return last
+}
+
+// liveText says the last reconcile in one sentence, for the live region.
+func (d *Demo) liveText(l ui.Lang) string {
+	last := d.lastReport(l)
+	if last == nil {
+		return ""
+	}
+	rep, _ := d.Last()
+	return F(l, "op.live", last.At, last.Trigger, last.Actions[0].Text, T(l, "opphase."+rep.Phase.String()))
+}
+
+func (d *Demo) chartFrag(v demo.View) templ.Component { return ui.Chart(d.chart(v.Lang)) }
 
 func logLines(l ui.Lang, events []sim.Event) []ui.LogLine {
 	out := make([]ui.LogLine, len(events))
