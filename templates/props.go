@@ -51,6 +51,9 @@ type DemoProps struct {
 	Clock  ClockProps
 	Role   string // "owner" or "follower" (a room's reader); "" is owner
 	Kills  bool   // k kills a pod (or member): the help lists it even while none is there
+	// Moment and MomentAt are set on a page opened from a link to a moment:
+	// the page hands them to its socket, which starts the demo there.
+	Moment, MomentAt string
 }
 
 // ClockProps is a demo's virtual clock at the moment a frame was rendered:

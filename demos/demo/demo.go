@@ -60,6 +60,11 @@ type Kind struct {
 	// /static/demo-<Name>.css and linked by every page that shows the demo;
 	// nil when the shared one (static/app.css) is all it needs.
 	CSS []byte
+	// Replay is the version of the demo's behaviour that its timelines
+	// (links to a moment) replay: bump it when the same actions would no
+	// longer give the same states, so that older links say so instead of
+	// showing a wrong moment. 0 is 1.
+	Replay int
 	// Load is what the load generator (cmd/loadgen) sends to exercise the
 	// demo: steps it cycles through from the starting state, each of which
 	// changes what the page shows, so every step is answered by a frame.
@@ -122,6 +127,12 @@ type View struct {
 	Role  string // RoleOwner (the default, "") or RoleFollower: a room's reader, who watches but cannot act
 	// Room is the owner's room panel; nil while no room is open.
 	Room *templates.RoomProps
+	// Origin is the site's origin ("https://host"), for links to a moment.
+	Origin string
+	// Moment is set on a page opened from a link to a moment: the link's
+	// timeline, which the page hands its socket to start there (Section
+	// only).
+	Moment string
 }
 
 // room returns the room panel's props for a demo of prefix.

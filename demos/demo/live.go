@@ -13,6 +13,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -20,33 +21,68 @@ import (
 // owns what every demo shares: the pace actions (pause and speed here; step,
 // reset and the controller switch are passed to the demo, which alone knows
 // what they do), the shared fragments (clock, controls, error, log, live,
-// snapshot, room), and the rendering of frames from the demo's declared
-// parts. It is owned by one goroutine, like the Instance inside it.
+// snapshot, timeline, room), the rendering of frames from the demo's
+// declared parts, and the timeline: the log of every action, from which
+// any past moment is replayed and shown, continued or shared. It is owned
+// by one goroutine, like the Instance inside it.
 type Live struct {
-	kind    *Kind
-	in      Instance
-	layout  []Part // the demo's parts, as declared
-	frags   []Part // every fragment, in section order: the clock, the layout's, the room
-	applied uint64 // accepted commands: the snapshot's key reads it
+	kind *Kind
+	opt  Options
+	cur  *run // the present
+	// past is a moment of the timeline shown instead of the present (the
+	// present runs on meanwhile); nil while the page shows the present.
+	past       *run
+	pastAt     time.Duration
+	pastPaused bool // whether the moment shown was paused: continue keeps it
+
+	tl      Timeline
+	startZ  []byte  // tl.Start deflated, for links
+	logV    Version // grows with every change of the log or of what is shown
+	applied uint64  // accepted commands: the snapshot's key reads it
+	moment  string  // the log written as a link's payload; "" until asked, and after a change
+}
+
+// run is one Instance with its parts bound to it: the present, or a moment
+// replayed from the log.
+type run struct {
+	in     Instance
+	layout []Part // the demo's parts, as declared
+	frags  []Part // every fragment, in section order: the clock, the layout's, the timeline, the room
 }
 
 // Start returns a live demo of kind k in its starting state.
-func Start(k *Kind, opt Options) *Live { return Wrap(k, k.New(opt)) }
+func Start(k *Kind, opt Options) *Live {
+	l := &Live{kind: k, opt: opt}
+	l.cur = l.newRun(k.New(opt))
+	return l
+}
 
 // Resume rebuilds a live demo of kind k from a snapshot its page kept; see
-// Kind.Restore.
+// Kind.Restore. Its timeline starts there.
 func Resume(k *Kind, opt Options, snapshot json.RawMessage) (*Live, error) {
 	in, err := k.Restore(opt, snapshot)
 	if err != nil {
 		return nil, err
 	}
-	return Wrap(k, in), nil
+	l := &Live{kind: k, opt: opt}
+	l.cur = l.newRun(in)
+	l.tl = Timeline{Start: bytes.Clone(snapshot), StartAt: quantum(in.Now())}
+	l.startZ = deflate(l.tl.Start)
+	return l, nil
 }
 
-// Wrap puts a demo of kind k inside the framework.
+// Wrap puts a demo of kind k inside the framework. Its timeline starts at
+// its present state, which a replay cannot rebuild: Wrap is for tests.
 func Wrap(k *Kind, in Instance) *Live {
-	l := &Live{kind: k, in: in, layout: in.Parts()}
-	l.frags = append(l.frags, l.bind(Part{ID: k.Prefix + "-clock", shared: sharedClock}))
+	l := &Live{kind: k}
+	l.cur = l.newRun(in)
+	return l
+}
+
+func (l *Live) newRun(in Instance) *run {
+	rn := &run{in: in, layout: in.Parts()}
+	pre := l.kind.Prefix
+	rn.frags = append(rn.frags, l.bind(rn, Part{ID: pre + "-clock", shared: sharedClock}))
 	var walk func(ps []Part)
 	walk = func(ps []Part) {
 		for _, p := range ps {
@@ -54,27 +90,34 @@ func Wrap(k *Kind, in Instance) *Live {
 			case p.class != "":
 				walk(p.parts)
 			case p.ID != "" || p.shared != notShared:
-				l.frags = append(l.frags, l.bind(p))
+				rn.frags = append(rn.frags, l.bind(rn, p))
 			}
 		}
 	}
-	walk(l.layout)
-	l.frags = append(l.frags, l.bind(Part{ID: k.Prefix + "-room", shared: sharedRoom}))
-	return l
+	walk(rn.layout)
+	rn.frags = append(rn.frags, l.bind(rn, Part{ID: pre + "-timeline", shared: sharedTimeline}),
+		l.bind(rn, Part{ID: pre + "-room", shared: sharedRoom}))
+	return rn
 }
 
-// bind gives a shared fragment its id, key and component.
-func (l *Live) bind(p Part) Part {
+const (
+	sharedClock shared = iota + 100
+	sharedRoom
+	sharedTimeline
+)
+
+// bind gives a shared fragment of run rn its id, key and component.
+func (l *Live) bind(rn *run, p Part) Part {
 	pre := l.kind.Prefix
-	in := l.in
+	in := rn.in
 	switch p.shared {
 	case sharedClock:
 		p.Key = func() uint64 { return Mix(uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed())) }
-		p.Comp = func(v View) templ.Component { return ui.Clock(v.Lang, l.clock()) }
+		p.Comp = func(v View) templ.Component { return ui.Clock(v.Lang, clockOf(pre, in)) }
 	case sharedControls:
 		p.ID = pre + "-controls"
-		p.Key = func() uint64 { return Mix(B(l.controller()), B(in.Paused()), uint64(in.Speed())) }
-		p.Comp = func(v View) templ.Component { return ui.Controls(v.Lang, l.controls(v)) }
+		p.Key = func() uint64 { return Mix(B(controller(in)), B(in.Paused()), uint64(in.Speed())) }
+		p.Comp = func(v View) templ.Component { return ui.Controls(v.Lang, l.controls(in, v)) }
 	case sharedError:
 		p.ID = pre + "-error"
 		p.Comp = func(v View) templ.Component { return ui.ErrorBox(v.Lang, pre, v.Error) }
@@ -83,66 +126,109 @@ func (l *Live) bind(p Part) Part {
 		text := p.text
 		p.Comp = func(v View) templ.Component { return ui.Live(pre, text(v.Lang)) }
 	case sharedSnapshot:
+		// The page keeps the present, whatever moment it shows.
 		p.ID = pre + "-snapshot"
-		p.Comp = func(v View) templ.Component { return ui.Snapshot(pre, v.SID, in.SnapshotJSON()) }
+		p.Comp = func(v View) templ.Component {
+			return ui.Snapshot(pre, v.SID, l.cur.in.SnapshotJSON(), l.snapshotMoment(v))
+		}
+	case sharedTimeline:
+		p.Comp = func(v View) templ.Component { return ui.Timeline(v.Lang, l.timelineProps(v)) }
 	case sharedRoom:
 		p.Comp = func(v View) templ.Component { return ui.RoomPanel(v.Lang, v.room(pre)) }
 	}
 	return p
 }
 
-const (
-	sharedClock shared = iota + 100
-	sharedRoom
-)
-
-func (l *Live) clock() ui.ClockProps {
-	return ui.ClockProps{Prefix: l.kind.Prefix, Ms: l.in.Now().Milliseconds(), Paused: l.in.Paused(), Speed: l.in.Speed().String()}
+func clockOf(prefix string, in Instance) ui.ClockProps {
+	return ui.ClockProps{Prefix: prefix, Ms: in.Now().Milliseconds(), Paused: in.Paused(), Speed: in.Speed().String()}
 }
 
 // Switch is a demo with one controller switch (Kind.Controller).
 type Switch interface{ Controller() bool }
 
-func (l *Live) controller() bool {
-	s, ok := l.in.(Switch)
+func controller(in Instance) bool {
+	s, ok := in.(Switch)
 	return ok && s.Controller()
 }
 
-func (l *Live) controls(v View) ui.ControlProps {
+func (l *Live) controls(in Instance, v View) ui.ControlProps {
 	step := ui.T(v.Lang, "ctl.step")
 	if l.kind.StepText != nil {
 		step = l.kind.StepText(v.Lang)
 	}
-	return ui.ControlProps{Prefix: l.kind.Prefix, HasController: l.kind.Controller, Controller: l.controller(),
-		Paused: l.in.Paused(), Speed: l.in.Speed().String(), StepText: step, HasReset: true, Disabled: v.Role == RoleFollower}
+	return ui.ControlProps{Prefix: l.kind.Prefix, HasController: l.kind.Controller, Controller: controller(in),
+		Paused: in.Paused(), Speed: in.Speed().String(), StepText: step, HasReset: true,
+		Disabled: v.Role == RoleFollower || l.past != nil}
+}
+
+// shown is the run the page shows: the moment replayed, or the present.
+func (l *Live) shown() *run {
+	if l.past != nil {
+		return l.past
+	}
+	return l.cur
 }
 
 // Kind returns the demo's kind.
 func (l *Live) Kind() *Kind { return l.kind }
 
-// Instance returns the demo inside.
-func (l *Live) Instance() Instance { return l.in }
+// Instance returns the present demo.
+func (l *Live) Instance() Instance { return l.cur.in }
 
-// Advance lets d of the caller's time pass.
-func (l *Live) Advance(d time.Duration) { l.in.Advance(d) }
+// Advance lets d of the caller's time pass in the present.
+func (l *Live) Advance(d time.Duration) { l.cur.in.Advance(d) }
 
 // NextDue returns how much of the caller's time may pass before something
-// changes by itself, and false when nothing will.
-func (l *Live) NextDue() (time.Duration, bool) { return l.in.NextDue() }
+// changes by itself in the present, and false when nothing will.
+func (l *Live) NextDue() (time.Duration, bool) { return l.cur.in.NextDue() }
 
-// Reconciles returns how many reconciles the demo has run.
-func (l *Live) Reconciles() int { return l.in.Reconciles() }
+// Reconciles returns how many reconciles the present demo has run.
+func (l *Live) Reconciles() int { return l.cur.in.Reconciles() }
 
-// Apply carries out a decoded command of the demo's set: pause and speed
-// here, anything else in the demo. A *Rejection means it changed nothing.
+// Now returns the present's virtual time.
+func (l *Live) Now() time.Duration { return l.cur.in.Now() }
+
+// Apply carries out a decoded command of the demo's set. The timeline's
+// actions move what the page shows; while it shows the past, any other
+// action is refused. Pause and speed are carried out here, anything else
+// by the demo, always on a whole millisecond of virtual time (so that a
+// replay, which logs milliseconds, meets every action exactly), and logged.
+// A *Rejection means it changed nothing.
 func (l *Live) Apply(c Command) error {
 	switch c.Action {
+	case ActTimeline:
+		return l.showMoment(time.Duration(c.At) * time.Millisecond)
+	case ActTimelineLive:
+		l.showPresent()
+		return nil
+	case ActTimelineContinue:
+		return l.continueHere()
+	}
+	if l.past != nil {
+		return Refuse(ReasonPast, "err.past")
+	}
+	in := l.cur.in
+	if frac := in.Now() % time.Millisecond; frac != 0 {
+		advanceVirtual(in, time.Millisecond-frac)
+	}
+	if err := l.apply(l.cur.in, c); err != nil {
+		return err
+	}
+	if e, ok := entryOf(l.kind, c, in.Now()); ok {
+		l.log(e)
+	}
+	return nil
+}
+
+// apply carries out c on in: pause and speed here, the rest in the demo.
+func (l *Live) apply(in Instance, c Command) error {
+	switch c.Action {
 	case "pause":
-		l.in.SetPaused(c.On)
+		in.SetPaused(c.On)
 	case "speed":
-		l.in.SetSpeed(c.Speed)
+		in.SetSpeed(c.Speed)
 	default:
-		if err := l.in.Apply(c); err != nil {
+		if err := in.Apply(c); err != nil {
 			return err
 		}
 	}
@@ -150,32 +236,62 @@ func (l *Live) Apply(c Command) error {
 	return nil
 }
 
+// advanceVirtual lets exactly d of virtual time pass in a demo, whatever
+// its pace.
+func advanceVirtual(in Instance, d time.Duration) {
+	paused, speed := in.Paused(), in.Speed()
+	in.SetPaused(false)
+	in.SetSpeed(sim.Normal)
+	for d > 0 {
+		step := min(d, 12*time.Hour)
+		in.Advance(step)
+		d -= step
+	}
+	in.SetPaused(paused)
+	in.SetSpeed(speed)
+}
+
+// quantum rounds a virtual time up to a whole millisecond.
+func quantum(t time.Duration) time.Duration {
+	return (t + time.Millisecond - 1).Truncate(time.Millisecond)
+}
+
 // Fragments returns every fragment of the demo, in the section's order,
 // each with its id, key and component.
-func (l *Live) Fragments() []Part { return l.frags }
+func (l *Live) Fragments() []Part { return l.shown().frags }
 
 // Section renders the whole demo for a page, composed from the parts the
-// demo declared: the frame (head, clock, room panel), then the layout.
+// demo declared: the frame (head, clock, room panel), the layout, the
+// timeline.
 func (l *Live) Section(v View) templ.Component {
-	k := l.kind
+	k, rn := l.kind, l.shown()
 	d := ui.DemoProps{Kind: k.Name, Prefix: k.Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role,
-		Kills: k.Kills, Title: k.Title(v.Lang), Clock: l.clock()}
+		Kills: k.Kills, Title: k.Title(v.Lang), Clock: clockOf(k.Prefix, rn.in)}
 	if k.Intro != nil {
 		d.Intro = k.Intro(v.Lang)
 	}
-	body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, l.layout, v) })
+	if v.Moment != "" {
+		d.Moment, d.MomentAt = v.Moment, momentURLAt(l.pastAt)
+	}
+	tl := l.bind(rn, Part{ID: k.Prefix + "-timeline", shared: sharedTimeline})
+	body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		if err := l.renderParts(ctx, w, rn, rn.layout, v); err != nil {
+			return err
+		}
+		return tl.Comp(v).Render(ctx, w)
+	})
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		return ui.Demo(d).Render(templ.WithChildren(ctx, body), w)
 	})
 }
 
-func (l *Live) renderParts(ctx context.Context, w io.Writer, ps []Part, v View) error {
+func (l *Live) renderParts(ctx context.Context, w io.Writer, rn *run, ps []Part, v View) error {
 	for _, p := range ps {
 		if p.class != "" {
 			if _, err := io.WriteString(w, `<div class="`+html.EscapeString(p.class)+`">`); err != nil {
 				return err
 			}
-			if err := l.renderParts(ctx, w, p.parts, v); err != nil {
+			if err := l.renderParts(ctx, w, rn, p.parts, v); err != nil {
 				return err
 			}
 			if _, err := io.WriteString(w, `</div>`); err != nil {
@@ -184,7 +300,7 @@ func (l *Live) renderParts(ctx context.Context, w io.Writer, ps []Part, v View) 
 			continue
 		}
 		if p.shared != notShared {
-			p = l.bind(p)
+			p = l.bind(rn, p)
 		}
 		if err := p.Comp(v).Render(ctx, w); err != nil {
 			return fmt.Errorf("render %s: %w", p.ID, err)
@@ -214,6 +330,7 @@ type Renderer struct {
 	live *Live
 	// View is the viewer: language, session id, role, and the refusal shown.
 	View View
+	rn   *run     // the run the keys were taken from
 	keys []uint64 // the key each fragment was last rendered with
 	sums []uint64 // the hash of the HTML last sent; 0: never sent
 	// Renders counts the fragments rendered, for tests.
@@ -222,11 +339,33 @@ type Renderer struct {
 
 // Renderer returns a renderer of v's frames that has sent nothing yet.
 func (l *Live) Renderer(v View) *Renderer {
-	return &Renderer{live: l, View: v, keys: make([]uint64, len(l.frags)), sums: make([]uint64, len(l.frags))}
+	r := &Renderer{live: l, View: v}
+	r.follow()
+	return r
+}
+
+// follow takes its keys from the run the page shows now: a moment of the
+// past, or the present. Every fragment is rendered again; those whose HTML
+// did not change are not sent.
+func (r *Renderer) follow() {
+	rn := r.live.shown()
+	if r.rn == rn {
+		return
+	}
+	r.rn = rn
+	if len(r.sums) != len(rn.frags) {
+		r.sums = make([]uint64, len(rn.frags))
+	}
+	r.keys = make([]uint64, len(rn.frags))
+	clear(r.keys)
+	r.rn = rn
+	for i := range r.keys {
+		r.keys[i] = ^uint64(0) // render, whatever its key
+	}
 }
 
 // Len returns how many fragments the renderer renders.
-func (r *Renderer) Len() int { return len(r.live.frags) }
+func (r *Renderer) Len() int { return len(r.live.shown().frags) }
 
 // Reset makes the next frame send every fragment: the page may have missed
 // frames (a new connection), or the demo was replaced.
@@ -235,28 +374,33 @@ func (r *Renderer) Reset() { clear(r.sums) }
 // Retarget points the renderer at another live demo (a restore replaced
 // it) and sends everything next.
 func (r *Renderer) Retarget(l *Live) {
-	r.live = l
-	r.keys, r.sums = make([]uint64, len(l.frags)), make([]uint64, len(l.frags))
+	r.live, r.rn = l, nil
+	r.follow()
+	r.Reset()
 }
 
 // Key returns the key of fragment i (of Live.Fragments) for this viewer.
 func (r *Renderer) Key(i int) uint64 {
-	p := &r.live.frags[i]
+	rn := r.live.shown()
+	p := &rn.frags[i]
 	switch p.shared {
 	case sharedError:
 		return Str(r.View.Error)
 	case sharedRoom:
 		rp := r.View.room(r.live.kind.Prefix)
 		return Mix(B(rp.Open), Str(rp.Code), Str(rp.URL), I(rp.Followers))
+	case sharedTimeline:
+		return r.live.timelineKey(r.View)
 	case sharedSnapshot:
-		// The snapshot holds the whole state: it changes with any fragment,
-		// with the clock, and with any accepted command (which may change
-		// what no fragment shows).
-		in := r.live.in
-		k := Mix(r.live.applied, uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed()))
-		for j := range r.live.frags {
-			if sh := r.live.frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom {
-				k = Mix(k, r.live.frags[j].Key())
+		// The snapshot holds the whole present: it changes with any of the
+		// present's fragments, with its clock, with any accepted command
+		// (which may change what no fragment shows), and with the log.
+		cur := r.live.cur
+		in := cur.in
+		k := Mix(r.live.applied, r.live.logV.Key(), uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed()))
+		for j := range cur.frags {
+			if sh := cur.frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh != sharedTimeline {
+				k = Mix(k, cur.frags[j].Key())
 			}
 		}
 		return k
@@ -268,10 +412,11 @@ func (r *Renderer) Key(i int) uint64 {
 // those whose key changed are rendered, and those whose HTML differs from
 // what was sent are appended.
 func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
+	r.follow()
 	buf := getBuffer()
 	defer buffers.Put(buf)
-	for i := range r.live.frags {
-		p := &r.live.frags[i]
+	for i := range r.rn.frags {
+		p := &r.rn.frags[i]
 		if p.shared == sharedRoom && r.View.Role == RoleFollower {
 			continue // a follower's page has no room panel of its own
 		}
@@ -299,7 +444,7 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 
 // Render renders fragment i (of Live.Fragments) for this viewer.
 func (r *Renderer) Render(i int, w io.Writer) error {
-	return r.live.frags[i].Comp(r.View).Render(context.Background(), w)
+	return r.live.shown().frags[i].Comp(r.View).Render(context.Background(), w)
 }
 
 // All renders every fragment, whatever was sent: a whole demo for a page

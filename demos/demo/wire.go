@@ -21,7 +21,14 @@ type Command struct {
 	On       bool            // a switch, pause
 	Speed    sim.Speed       // speed
 	Snapshot json.RawMessage // restore
+	Moment   string          // restore: the page's timeline; moment: a link's
+	At       int64           // timeline, moment: the moment shown, in virtual ms
 	Reject   *Rejection
+
+	// args are the action's fields as Decode read them, compacted, in the
+	// order the action lists them (nil where absent): the timeline logs
+	// them, and a replay decodes them again.
+	args []json.RawMessage
 }
 
 // Rejection is a refused message or command: why (a metrics label), and the
@@ -80,13 +87,32 @@ var (
 		c.Speed, err = m.Speed("speed")
 		return err
 	}}
-	restore = Action{Fields: []string{"snapshot"}, Read: func(m Message, c *Command) error {
+	restore = Action{Fields: []string{"snapshot", "moment"}, Read: func(m Message, c *Command) (err error) {
 		v, ok := m.fields["snapshot"]
 		if !ok || !isObject(v) {
 			return wrongField("snapshot")
 		}
 		c.Snapshot = v
-		return nil
+		if _, ok := m.fields["moment"]; ok {
+			c.Moment, err = m.moment("moment")
+		}
+		return err
+	}}
+	// The timeline's: show a moment of the past (in virtual ms), show the
+	// present again, continue from the moment shown; and a page opened from
+	// a link starts at its moment.
+	timeline = Action{Fields: []string{"at"}, Read: func(m Message, c *Command) error {
+		n, err := m.Int("at", 0, int(sim.MaxSnapshotNow))
+		c.At = int64(n)
+		return err
+	}}
+	moment = Action{Fields: []string{"moment", "at"}, Read: func(m Message, c *Command) (err error) {
+		if c.Moment, err = m.moment("moment"); err != nil {
+			return err
+		}
+		n, err := m.Int("at", 0, int(sim.MaxSnapshotNow))
+		c.At = int64(n)
+		return err
 	}}
 )
 
@@ -173,7 +199,50 @@ func Decode(k *Kind, msg []byte) Command {
 			return refused(Refuse(ReasonWrongType, "err.decode"))
 		}
 	}
+	if logged(name) {
+		c.args = argsOf(act.Fields, raw)
+	}
 	return c
+}
+
+// argsOf returns an action's fields, compacted, in the order it lists them.
+func argsOf(fields []string, raw map[string]json.RawMessage) []json.RawMessage {
+	args := make([]json.RawMessage, len(fields))
+	for i, f := range fields {
+		if v, ok := raw[f]; ok {
+			var c bytes.Buffer
+			if json.Compact(&c, v) == nil {
+				args[i] = c.Bytes()
+			}
+		}
+	}
+	return args
+}
+
+// wireOf writes an action message: the action, then its fields in the
+// order the action lists them.
+func wireOf(name string, fields []string, raw map[string]json.RawMessage) []byte {
+	b := make([]byte, 0, 32)
+	b = append(b, `{"action":`...)
+	b = strconv.AppendQuote(b, name)
+	for _, f := range fields {
+		v, ok := raw[f]
+		if !ok {
+			continue
+		}
+		b = append(b, ',')
+		b = strconv.AppendQuote(b, f)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	return append(b, '}')
+}
+
+// Has reports whether name is an action of kind k's set: its own, the pace,
+// restore, the rooms' and the timeline's.
+func (k *Kind) Has(name string) bool {
+	_, ok := k.action(name)
+	return ok
 }
 
 // action returns the action name of kind k's set: its own, the pace the
@@ -197,8 +266,30 @@ func (k *Kind) action(name string) (Action, bool) {
 		return restore, true
 	case RoomOpen, RoomClose: // the session's, for every demo: rooms
 		return Action{}, true
+	case ActTimeline:
+		return timeline, true
+	case ActTimelineLive, ActTimelineContinue:
+		return Action{}, true
+	case ActMoment:
+		return moment, true
 	}
 	return Action{}, false
+}
+
+// moment reads a timeline written as text: base64url, bounded. What it
+// says is checked when it is read (Kind.DecodeMoment).
+func (m Message) moment(key string) (string, error) {
+	var s string
+	if err := json.Unmarshal(m.fields[key], &s); err != nil || s == "" || len(s) > MaxMomentLen {
+		return "", wrongField(key)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return "", wrongField(key)
+		}
+	}
+	return s, nil
 }
 
 // refused returns the command that carries only a rejection.

@@ -142,7 +142,8 @@ func TestDecodeCommandRefuses(t *testing.T) {
 		{"reconcile", htmx("backup", "present", true), demo.ReasonUnknownAction},
 		{"operator", htmx("kill", "pod", "pod-1"), demo.ReasonUnknownAction},
 		{"operator", htmx("set-replicas", "replicas", 3), demo.ReasonUnknownAction},
-		{"pipeline", htmx("step"), demo.ReasonUnknownAction},
+		{"pipeline", htmx("kill", "pod", "pod-1"), demo.ReasonUnknownAction},
+		{"pipeline", htmx("controller", "on", true), demo.ReasonUnknownAction}, // it has no controller switch
 		{"reconcile", htmx(strings.Repeat("a", 10000)), demo.ReasonUnknownAction},
 		// The action of the wrong type.
 		{"reconcile", `{"action":5}`, demo.ReasonWrongType},
@@ -322,7 +323,7 @@ func FuzzDecodeCommand(f *testing.F) {
 			checkRefusal(t, c)
 			return
 		}
-		if _, ok := k.Actions[c.Action]; !ok && c.Action != "restore" {
+		if !k.Has(c.Action) {
 			t.Fatalf("accepted %q for demo %q: not one of its actions", c.Action, kind)
 		}
 		switch c.Action {

@@ -34,3 +34,11 @@ func must(t *testing.T, err error) {
 
 // TestLoadSteps: the load generator's steps are each answered by a frame.
 func TestLoadSteps(t *testing.T) { demotest.CheckLoad(t, Kind) }
+
+// TestTimelineReplays: every moment just after an action replays exactly
+// from the timeline, and a link to the last one opens it.
+func TestTimelineReplays(t *testing.T) {
+	for seed := range uint64(8) {
+		demotest.CheckReplay(t, Kind, seed, 120)
+	}
+}

@@ -1,0 +1,336 @@
+package demo
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
+)
+
+// The timeline's actions, the framework's for every demo.
+const (
+	ActTimeline         = "timeline"          // show the moment At (virtual ms) of the past
+	ActTimelineLive     = "timeline-live"     // show the present again
+	ActTimelineContinue = "timeline-continue" // make the moment shown the present
+	ActMoment           = "moment"            // a page opened from a link: start at its moment
+)
+
+// ReasonPast is a refused action while the page shows the past.
+const ReasonPast = "past"
+
+// logged reports whether an action of this name goes into the timeline:
+// every demo's own and the pace; not the session's (restore, rooms) nor the
+// timeline's own.
+func logged(name string) bool {
+	switch name {
+	case "restore", RoomOpen, RoomClose, ActTimeline, ActTimelineLive, ActTimelineContinue, ActMoment:
+		return false
+	}
+	return true
+}
+
+// log appends an entry, folding the oldest history into the start when the
+// log is full.
+func (l *Live) log(e Entry) {
+	l.tl.Entries = append(l.tl.Entries, e)
+	l.changedLog()
+	if len(l.tl.Entries) > MaxEntries {
+		l.fold()
+	}
+}
+
+func (l *Live) changedLog() {
+	l.logV.Bump()
+	l.moment = ""
+}
+
+// fold replays the oldest entries and makes the state they lead to the
+// timeline's start: the timeline then begins there.
+func (l *Live) fold() {
+	cut := l.tl.Entries[foldEntries-1].At
+	rn, err := l.replay(cut)
+	if err != nil {
+		// A log this session wrote replays, or the demo is not
+		// deterministic: keep the newest entries on the present's state.
+		l.tl = Timeline{Start: []byte(l.cur.in.SnapshotJSON()), StartAt: quantum(l.cur.in.Now())}
+	} else {
+		keep := l.tl.Entries[:0]
+		for _, e := range l.tl.Entries {
+			if e.At > cut {
+				keep = append(keep, e)
+			}
+		}
+		l.tl = Timeline{Start: []byte(rn.in.SnapshotJSON()), StartAt: cut, Entries: keep}
+	}
+	l.startZ = deflate(l.tl.Start)
+	l.changedLog()
+}
+
+// replay rebuilds the demo at virtual time t from the timeline: its start,
+// each action at its time, up to t. Every action is decoded and checked
+// again, as it was when a visitor sent it.
+func (l *Live) replay(t time.Duration) (*run, error) {
+	in, err := l.startInstance()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range l.tl.Entries {
+		if e.At > t {
+			break
+		}
+		if err := l.replayEntry(in, e); err != nil {
+			return nil, err
+		}
+	}
+	if now := in.Now(); t > now {
+		advanceVirtual(in, t-now)
+	}
+	return l.newRun(in), nil
+}
+
+// startInstance builds the timeline's start.
+func (l *Live) startInstance() (Instance, error) {
+	if l.tl.Start == nil {
+		return l.kind.New(l.opt), nil
+	}
+	in, err := l.kind.Restore(l.opt, l.tl.Start)
+	if err != nil {
+		return nil, fmt.Errorf("timeline start: %w", err)
+	}
+	return in, nil
+}
+
+// replayEntry carries out one logged action at its time.
+func (l *Live) replayEntry(in Instance, e Entry) error {
+	now := in.Now()
+	if e.At < now {
+		return fmt.Errorf("action %s at %v, before %v: %w", e.Action, e.At, now, ErrMomentMalformed)
+	}
+	if e.At > now {
+		advanceVirtual(in, e.At-now)
+	}
+	c := Decode(l.kind, e.wire(l.kind))
+	if c.Reject != nil || c.Action != e.Action {
+		return fmt.Errorf("action %s: %w", e.Action, ErrMomentMalformed)
+	}
+	if err := l.apply(in, c); err != nil {
+		return fmt.Errorf("action %s at %v: %w: %w", e.Action, e.At, ErrMomentMalformed, err)
+	}
+	return nil
+}
+
+// showMoment shows the moment t of the past (the present's time included),
+// paused, while the present runs on.
+func (l *Live) showMoment(t time.Duration) error {
+	now := quantum(l.cur.in.Now())
+	if t < l.tl.StartAt || t > now {
+		return Refuse(ReasonOutOfRange, "err.moment", ui.ClockText(l.tl.StartAt), ui.ClockText(now))
+	}
+	if l.past != nil && l.pastAt == t {
+		return nil
+	}
+	rn, err := l.replay(t)
+	if err != nil {
+		return Refuse(ReasonPast, "err.replay")
+	}
+	l.past, l.pastAt, l.pastPaused = rn, t, rn.in.Paused()
+	rn.in.SetPaused(true)
+	l.logV.Bump()
+	return nil
+}
+
+// showPresent shows the present again.
+func (l *Live) showPresent() {
+	if l.past != nil {
+		l.past = nil
+		l.logV.Bump()
+	}
+}
+
+// continueHere makes the moment shown the present: it runs on from there
+// as it was then (running or paused), and what came after is dropped.
+func (l *Live) continueHere() error {
+	if l.past == nil {
+		return nil // the present already is
+	}
+	rn, t := l.past, l.pastAt
+	rn.in.SetPaused(l.pastPaused)
+	keep := 0
+	for keep < len(l.tl.Entries) && l.tl.Entries[keep].At <= t {
+		keep++
+	}
+	l.tl.Entries = l.tl.Entries[:keep:keep]
+	l.cur, l.past = rn, nil
+	l.applied++
+	l.changedLog()
+	return nil
+}
+
+// Moment returns the timeline written as a link's payload (see
+// DecodeMoment).
+func (l *Live) Moment() string {
+	if l.moment == "" {
+		l.moment = encodeMoment(l.kind, &l.tl, l.startZ)
+	}
+	return l.moment
+}
+
+// snapshotMoment is the timeline a page keeps beside its snapshot: none for
+// a follower, who has no session to restore.
+func (l *Live) snapshotMoment(v View) string {
+	if v.Role == RoleFollower || l.tl.Start == nil && len(l.tl.Entries) == 0 {
+		return ""
+	}
+	return l.Moment()
+}
+
+// Past reports whether the page shows a moment of the past, and which.
+func (l *Live) Past() (time.Duration, bool) { return l.pastAt, l.past != nil }
+
+// Timeline returns the log: where it starts and the actions since.
+func (l *Live) Timeline() Timeline { return l.tl }
+
+// ErrReplay is a timeline that does not replay on this build: an action
+// refused, or a start that does not restore.
+var ErrReplay = errors.New("the link's actions do not replay on this demo")
+
+// OpenMoment rebuilds a demo of kind k at the moment at of a timeline written
+// as payload (a link): replayed, paused, its timeline kept up to that
+// moment, so the visitor can look around and play on. Errors wrap
+// ErrMomentMalformed, ErrMomentVersion or ErrReplay.
+func OpenMoment(k *Kind, opt Options, payload string, at time.Duration) (*Live, error) {
+	tl, err := k.DecodeMoment(payload)
+	if err != nil {
+		return nil, err
+	}
+	last := tl.StartAt
+	if n := len(tl.Entries); n > 0 {
+		last = tl.Entries[n-1].At
+	}
+	if at < last || at > last+MaxReplay || at > sim.MaxClock {
+		return nil, fmt.Errorf("moment %v out of the link's range: %w", at, ErrMomentMalformed)
+	}
+	l := &Live{kind: k, opt: opt, tl: *tl}
+	l.startZ = deflate(tl.Start)
+	rn, err := l.replay(at)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrReplay, err)
+	}
+	l.cur = rn
+	if !rn.in.Paused() {
+		// The link opens paused: say so in the log, so that the timeline
+		// replays the same pace.
+		c := Decode(k, []byte(`{"action":"pause","paused":true}`))
+		if err := l.Apply(c); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// RestoreTimeline gives a demo just rebuilt from its page's snapshot the
+// timeline the page kept beside it. A timeline that does not read, or does
+// not reach the snapshot's time, is dropped: the timeline then starts at the
+// snapshot.
+func (l *Live) RestoreTimeline(payload string) error {
+	tl, err := l.kind.DecodeMoment(payload)
+	if err != nil {
+		return err
+	}
+	now := quantum(l.cur.in.Now())
+	if n := len(tl.Entries); tl.StartAt > now || n > 0 && tl.Entries[n-1].At > now {
+		return fmt.Errorf("a timeline past its snapshot: %w", ErrMomentMalformed)
+	}
+	l.tl, l.startZ = *tl, deflate(tl.Start)
+	l.changedLog()
+	return nil
+}
+
+// MomentURL is the link to the moment at of this demo: path is "/<kind>" or
+// "/embed/<kind>", origin the site's ("https://host").
+func (l *Live) MomentURL(origin, path string, lang ui.Lang, at time.Duration) string {
+	q := url.Values{"moment": {l.Moment()}, "at": {momentURLAt(at)}}
+	if lang == ui.En {
+		q.Set("lang", "en")
+	}
+	return origin + path + "?" + q.Encode()
+}
+
+// Marker is a demo whose notable events the timeline marks (a pod that
+// failed, an event the edge side dropped, a node gone Unknown).
+type Marker interface {
+	// Marks returns the notable events it still remembers, oldest first, in
+	// language lang.
+	Marks(lang ui.Lang) []ui.TimelineMark
+	// MarksKey changes whenever Marks would.
+	MarksKey() uint64
+}
+
+// maxMarks bounds the actions marked on the timeline: the newest.
+const maxMarks = 60
+
+// timelineKey changes whenever the timeline's fragment would.
+func (l *Live) timelineKey(v View) uint64 {
+	k := Mix(l.logV.Key(), Str(v.Origin), B(v.Role == RoleFollower), I(int(v.Lang[0])))
+	if m, ok := l.cur.in.(Marker); ok {
+		k = Mix(k, m.MarksKey())
+	}
+	if l.past != nil {
+		k = Mix(k, uint64(quantum(l.cur.in.Now()).Milliseconds()))
+	}
+	return k
+}
+
+// timelineProps is the timeline as viewer v sees it. While it shows the
+// present, its end is the last action's time: the page runs it on to its
+// clock, as it runs the clock (so the fragment changes only with the log).
+// While it shows the past, the page's clock stands at the moment shown, so
+// the end is the present's time, sent with every frame.
+func (l *Live) timelineProps(v View) ui.TimelineProps {
+	end := l.tl.StartAt
+	if n := len(l.tl.Entries); n > 0 {
+		end = l.tl.Entries[n-1].At
+	}
+	p := ui.TimelineProps{Prefix: l.kind.Prefix, Min: l.tl.StartAt.Milliseconds(), Max: end.Milliseconds(),
+		Value: end.Milliseconds(), Follower: v.Role == RoleFollower}
+	if l.past != nil {
+		p.Past, p.Value, p.Max = true, l.pastAt.Milliseconds(), quantum(l.cur.in.Now()).Milliseconds()
+	}
+	entries := l.tl.Entries[max(0, len(l.tl.Entries)-maxMarks):]
+	for _, e := range entries {
+		p.Marks = append(p.Marks, ui.TimelineMark{At: e.At.Milliseconds(), Kind: "action", Label: actionLabel(e)})
+	}
+	if m, ok := l.cur.in.(Marker); ok {
+		for _, mk := range m.Marks(v.Lang) {
+			if mk.At >= p.Min {
+				p.Marks = append(p.Marks, mk)
+			}
+		}
+	}
+	if v.Origin != "" {
+		at := time.Duration(p.Value) * time.Millisecond
+		p.Share = l.MomentURL(v.Origin, "/"+l.kind.Name, v.Lang, at)
+		p.Embed = l.MomentURL(v.Origin, "/embed/"+l.kind.Name, v.Lang, at)
+	}
+	return p
+}
+
+// actionLabel says a logged action in a mark's tooltip: its name and its
+// fields' values.
+func actionLabel(e Entry) string {
+	s := e.Action
+	for _, a := range e.Args {
+		if a == nil {
+			continue
+		}
+		v := string(a)
+		if len(v) >= 2 && v[0] == '"' {
+			v = v[1 : len(v)-1]
+		}
+		s += " " + v
+	}
+	return Clip(s)
+}
