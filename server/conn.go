@@ -21,8 +21,9 @@ const (
 	// answer before the read deadline drops a live visitor.
 	pingPeriod = pongWait / 2
 	// maxMessage is the largest message a browser may send: an action is
-	// under 300 bytes, a snapshot with the most pods allowed under 4 KB.
-	maxMessage = 8 << 10
+	// under 300 bytes; a restore carries a snapshot (6 KB at most) and the
+	// timeline beside it (demo.MaxMomentLen, 24 KB).
+	maxMessage = 32 << 10
 )
 
 // Close codes (RFC 6455 and DESIGN.md). htmx-ext-ws reconnects on 1006,

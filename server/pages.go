@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -67,7 +68,17 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 	for _, k := range kinds {
 		sid := newSID()
 		ws := "/ws?" + url.Values{"demo": {k.Name}, "sid": {sid}, "lang": {string(lang)}}.Encode()
-		p.Demos = append(p.Demos, demo.Start(k, s.opt).Section(demo.View{Lang: lang, SID: sid, WSURL: ws}))
+		v := demo.View{Lang: lang, SID: sid, WSURL: ws, Origin: pageOrigin(r)}
+		live := demo.Start(k, s.opt)
+		if len(kinds) == 1 && index == nil && q.Has("moment") {
+			var status int
+			if live, status = s.openMoment(k, q); live == nil {
+				s.render(w, r, status, ui.MessagePage(lang, ui.T(lang, "moment.bad"), ui.T(lang, momentWhy(status))))
+				return
+			}
+			v.Moment = q.Get("moment")
+		}
+		p.Demos = append(p.Demos, live.Section(v))
 		if k.CSS != nil {
 			p.Styles = append(p.Styles, cssName(k))
 		}
@@ -76,6 +87,38 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 		p.Title = kinds[0].Title(lang) + " — " + ui.T(lang, "site.short")
 	}
 	s.render(w, r, http.StatusOK, ui.Page(p))
+}
+
+// openMoment opens a link to a moment of demo k (?moment=…&at=…): the demo
+// replayed to that moment, paused; or nil and the status that says why not:
+// 400 for a damaged link, 410 for one another version of the demo wrote,
+// 422 for one whose actions do not replay here.
+func (s *Server) openMoment(k *demo.Kind, q url.Values) (*demo.Live, int) {
+	at, err := demo.ParseMomentAt(q.Get("at"))
+	if err != nil {
+		return nil, http.StatusBadRequest
+	}
+	live, err := demo.OpenMoment(k, s.opt, q.Get("moment"), at)
+	switch {
+	case err == nil:
+		return live, http.StatusOK
+	case errors.Is(err, demo.ErrMomentVersion):
+		return nil, http.StatusGone
+	case errors.Is(err, demo.ErrReplay):
+		return nil, http.StatusUnprocessableEntity
+	}
+	return nil, http.StatusBadRequest
+}
+
+// momentWhy is the catalog key that says why a link was refused.
+func momentWhy(status int) string {
+	switch status {
+	case http.StatusGone:
+		return "moment.version"
+	case http.StatusUnprocessableEntity:
+		return "moment.replay"
+	}
+	return "moment.malformed"
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

@@ -136,7 +136,7 @@ func (s *session) advance() {
 }
 
 func (s *session) view() demo.View {
-	return demo.View{Lang: s.lang, SID: s.id, Error: s.errText, Room: s.roomProps()}
+	return demo.View{Lang: s.lang, SID: s.id, Error: s.errText, Room: s.roomProps(), Origin: s.origin}
 }
 
 func (s *session) handle(c demo.Command, srv *Server) {
@@ -146,7 +146,7 @@ func (s *session) handle(c demo.Command, srv *Server) {
 	}
 	srv.metrics.actions.WithLabelValues(s.kind.Name, c.Action).Inc()
 	switch c.Action {
-	case "restore":
+	case "restore", demo.ActMoment:
 		s.restore(c, srv)
 		return
 	case demo.RoomOpen:
@@ -176,19 +176,31 @@ func (s *session) refused(r *demo.Rejection, srv *Server) {
 	srv.metrics.rejected.WithLabelValues(r.Reason).Inc()
 }
 
-// restore replaces a fresh demo with the page's snapshot. A session that has
-// already acted keeps its own state: it is the truth, the page's copy may be
-// older.
+// restore replaces a fresh demo with the page's snapshot and its timeline,
+// or, for a page opened from a link, with the link's moment. A session that
+// has already acted keeps its own state: it is the truth, the page's copy
+// may be older.
 func (s *session) restore(c demo.Command, srv *Server) {
 	if !s.restorable {
 		return
 	}
 	s.restorable = false
-	d, err := demo.Resume(s.kind, srv.opt, c.Snapshot)
+	var d *demo.Live
+	var err error
+	if c.Action == demo.ActMoment {
+		d, err = demo.OpenMoment(s.kind, srv.opt, c.Moment, time.Duration(c.At)*time.Millisecond)
+	} else {
+		d, err = demo.Resume(s.kind, srv.opt, c.Snapshot)
+	}
 	if err != nil {
-		srv.log.Info("snapshot refused", "session", s.id[:8], "demo", s.kind.Name, "err", err)
+		srv.log.Info("snapshot refused", "session", s.id[:8], "demo", s.kind.Name, "action", c.Action, "err", err)
 		s.refused(demo.Refuse(demo.ReasonSnapshot, "err.snapshot"), srv)
 		return
+	}
+	if c.Moment != "" && c.Action == "restore" {
+		if err := d.RestoreTimeline(c.Moment); err != nil {
+			srv.log.Info("timeline dropped", "session", s.id[:8], "demo", s.kind.Name, "err", err)
+		}
 	}
 	s.live = d
 	s.reconciles = d.Reconciles()

@@ -23,6 +23,9 @@
   // restarted or different server process rebuilds the demo.
   function snapKey(demo) { return 'snap:' + demo.getAttribute('data-sid'); }
   function carryKey(demo) { return 'carry:' + demo.getAttribute('data-demo'); }
+  // The timeline (the log of actions) is kept beside the snapshot, so the
+  // timeline survives a restart too.
+  function tlKey(key) { return 'tl:' + key; }
   function store(key, value) { try { sessionStorage.setItem(key, value); } catch (e) { /* storage off: no restore */ } }
   function load(key) { try { return sessionStorage.getItem(key); } catch (e) { return null; } }
   function drop(key) { try { sessionStorage.removeItem(key); } catch (e) { /* ignore */ } }
@@ -31,7 +34,11 @@
   function keepSnapshot(demo) {
     if (!owned(demo)) return; // a room's follower has no session of its own to restore
     var el = demo.querySelector('[data-snapshot]');
-    if (el && el.getAttribute('data-snapshot')) store(snapKey(demo), el.getAttribute('data-snapshot'));
+    if (el && el.getAttribute('data-snapshot')) {
+      store(snapKey(demo), el.getAttribute('data-snapshot'));
+      var tl = el.getAttribute('data-timeline');
+      if (tl) store(tlKey(snapKey(demo)), tl); else drop(tlKey(snapKey(demo)));
+    }
   }
 
   document.addEventListener('htmx:wsConnecting', function (e) {
@@ -41,14 +48,22 @@
     var d = demoOf(e.target); if (!d) return;
     setConn(d, 'open');
     if (!owned(d)) return;
-    var snap = load(snapKey(d));
+    var key = snapKey(d);
+    var snap = load(key);
     var carried = false;
-    if (!snap) { snap = load(carryKey(d)); carried = !!snap; }
+    if (!snap) { key = carryKey(d); snap = load(key); carried = !!snap; }
     if (snap) {
       try {
-        e.detail.socketWrapper.send(JSON.stringify({ action: 'restore', snapshot: JSON.parse(snap) }));
+        var msg = { action: 'restore', snapshot: JSON.parse(snap) };
+        var tl = load(tlKey(key));
+        if (tl) msg.moment = tl;
+        e.detail.socketWrapper.send(JSON.stringify(msg));
       } catch (err) { /* a bad stored value: start afresh */ }
-      if (carried) drop(carryKey(d));
+      if (carried) { drop(carryKey(d)); drop(tlKey(carryKey(d))); }
+    } else if (d.getAttribute('data-moment')) {
+      // A page opened from a link to a moment: its session starts there.
+      e.detail.socketWrapper.send(JSON.stringify({ action: 'moment', moment: d.getAttribute('data-moment'),
+        at: d.getAttribute('data-moment-at') }));
     }
   });
   // 1013 is the server saying it is full (too many sessions, or a room at
@@ -127,6 +142,7 @@
     keepAll();
     demos().forEach(function (d) {
       var s = load(snapKey(d)); if (s) store(carryKey(d), s);
+      var tl = load(tlKey(snapKey(d))); if (tl) store(tlKey(carryKey(d)), tl); else drop(tlKey(carryKey(d)));
     });
   });
 
@@ -165,6 +181,87 @@
     if (e.target.closest && e.target.closest('[data-room-fold]')) { roomFolded = !roomFolded; foldRooms(); }
   });
   document.addEventListener('htmx:wsAfterMessage', foldRooms);
+
+  // The timeline. While it shows the present, the page runs its end on to
+  // the clock (as it runs the clock) and keeps the link to the moment at
+  // the present; while it shows the past, every control that would change
+  // the demo is off (the server refuses them anyway) but the timeline's.
+  function timelineOf(demo) { return demo.querySelector('[data-testid="timeline"]'); }
+  function pastMode(demo) {
+    var tl = timelineOf(demo);
+    var past = !!tl && tl.getAttribute('data-mode') === 'past';
+    if (past) demo.setAttribute('data-past', 'true'); else demo.removeAttribute('data-past');
+    demo.querySelectorAll('[ws-send]').forEach(function (b) {
+      if (b.hasAttribute('data-timeline') || b.closest('.room-panel') || b.classList.contains('room-open')) return;
+      if (past) {
+        if (!b.disabled) { b.disabled = true; b.setAttribute('data-past-off', ''); }
+      } else if (b.hasAttribute('data-past-off')) {
+        b.disabled = false; b.removeAttribute('data-past-off');
+      }
+    });
+  }
+  demos().forEach(pastMode);
+  document.addEventListener('htmx:wsAfterMessage', function (e) { var d = demoOf(e.target); if (d) pastMode(d); });
+  function placeMarks(tl) {
+    var min = Number(tl.min), max = Number(tl.max), span = Math.max(1, max - min);
+    var marks = tl.parentNode.querySelectorAll('.tl-mark');
+    marks.forEach(function (m) {
+      var left = ((Number(m.getAttribute('data-at')) - min) / span * 100).toFixed(2) + '%';
+      if (m.style.left !== left) m.style.left = left;
+    });
+  }
+  function moveShare(demo, ms) {
+    var a = demo.querySelector('[data-testid="share-moment"]'); if (!a) return;
+    ['data-value', 'data-embed'].forEach(function (attr) {
+      var v = a.getAttribute(attr); if (!v) return;
+      var next = v.replace(/([?&]at=)\d+/, '$1' + ms);
+      if (next !== v) a.setAttribute(attr, next);
+    });
+    a.setAttribute('href', a.getAttribute('data-value'));
+  }
+  function drawTimeline(demo, now) {
+    var tl = timelineOf(demo); if (!tl) return;
+    if (tl.getAttribute('data-mode') === 'live') {
+      var ms = String(Math.max(Math.floor(now), Number(tl.getAttribute('data-max')) || 0));
+      if (tl.max !== ms && document.activeElement !== tl) {
+        tl.max = ms; tl.value = ms;
+        tl.setAttribute('data-max', ms); tl.setAttribute('data-value', ms);
+        tl.setAttribute('aria-valuetext', clockText(Number(ms)));
+        moveShare(demo, ms);
+      }
+    }
+    placeMarks(tl);
+  }
+  function marksOf(tl) {
+    return Array.prototype.map.call(tl.parentNode.querySelectorAll('.tl-mark'), function (m) {
+      return Number(m.getAttribute('data-at'));
+    }).sort(function (a, b) { return a - b; });
+  }
+  function setTimeline(tl, ms) {
+    tl.value = String(ms);
+    tl.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+  document.addEventListener('keydown', function (e) {
+    var tl = e.target;
+    if (!tl.matches || !tl.matches('[data-testid="timeline"]')) return;
+    if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+    e.preventDefault();
+    var v = Number(tl.value), marks = marksOf(tl), to = null;
+    if (e.key === 'ArrowLeft') {
+      for (var i = marks.length - 1; i >= 0; i--) if (marks[i] < v) { to = marks[i]; break; }
+      if (to === null) to = Number(tl.min);
+    } else {
+      for (var j = 0; j < marks.length; j++) if (marks[j] > v) { to = marks[j]; break; }
+      if (to === null) to = Number(tl.max);
+    }
+    setTimeline(tl, to);
+  }, true);
+  document.addEventListener('click', function (e) {
+    var m = e.target.closest && e.target.closest('.tl-mark');
+    if (!m) return;
+    var tl = m.closest('.tl-track').querySelector('[data-testid="timeline"]');
+    if (tl && !tl.disabled) setTimeline(tl, Number(m.getAttribute('data-at')));
+  });
 
   // Keyboard shortcuts for a presenter.
   document.addEventListener('pointerdown', function (e) { var d = demoOf(e.target); if (d) active = d; }, true);
@@ -303,6 +400,7 @@
         var text = (el.getAttribute('data-eta-format') || '%.1f').replace('%.1f', left.toFixed(1));
         if (el.textContent !== text) el.textContent = text;
       });
+      drawTimeline(demo, now);
       demo.querySelectorAll('[data-chart-plot]').forEach(function (plot) {
         var win = Number(plot.getAttribute('data-window')), min = Number(plot.getAttribute('data-min-span'));
         var span = Math.min(win, Math.max(Math.floor(now / 1000) * 1000, min));

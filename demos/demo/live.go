@@ -271,7 +271,7 @@ func (l *Live) Section(v View) templ.Component {
 		d.Intro = k.Intro(v.Lang)
 	}
 	if v.Moment != "" {
-		d.Moment, d.MomentAt = v.Moment, momentURLAt(l.pastAt)
+		d.Moment, d.MomentAt = v.Moment, momentURLAt(quantum(l.cur.in.Now()))
 	}
 	tl := l.bind(rn, Part{ID: k.Prefix + "-timeline", shared: sharedTimeline})
 	body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
