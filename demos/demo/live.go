@@ -51,7 +51,7 @@ func Wrap(k *Kind, in Instance) *Live {
 	walk = func(ps []Part) {
 		for _, p := range ps {
 			switch {
-			case p.class != "":
+			case p.class != "" || p.around:
 				walk(p.parts)
 			case p.ID != "" || p.shared != notShared:
 				l.frags = append(l.frags, l.bind(p))
@@ -179,6 +179,14 @@ func (l *Live) renderParts(ctx context.Context, w io.Writer, ps []Part, v View) 
 				return err
 			}
 			if _, err := io.WriteString(w, `</div>`); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.around {
+			parts := p.parts
+			body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, parts, v) })
+			if err := p.Comp(v).Render(templ.WithChildren(ctx, body), w); err != nil {
 				return err
 			}
 			continue
