@@ -54,9 +54,11 @@ func TestView(t *testing.T) {
 	})
 }
 
+// apply carries out c as the session does: pause and speed in the
+// framework, the rest in the demo.
 func apply(t *testing.T, d *Demo, c demo.Command) {
 	t.Helper()
-	if err := d.Apply(c); err != nil {
+	if err := demo.Wrap(&Kind, d).Apply(c); err != nil {
 		t.Fatalf("%+v: %v", c, err)
 	}
 }
