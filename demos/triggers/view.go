@@ -194,14 +194,16 @@ func (d *Demo) streamFrag(l ui.Lang, i int) templ.Component {
 	return streamPanel(l, sp)
 }
 
-// logFrag says side i's controller log, with the reset or restore note.
+// logFrag says side i's controller log, with the reset or restore note,
+// newest first: the newest ui.LogShown lines, as the page shows them (the
+// shared log panel keeps a list's last lines, which here are the oldest).
 func (d *Demo) logFrag(l ui.Lang, i int) []ui.LogLine {
 	v, _ := d.side(i)
 	lines := logLines(l, v.Side, v.Log)
 	if note, ok := d.Note(); ok {
 		lines = withNote(l, note, lines)
 	}
-	return lines
+	return lines[:min(len(lines), ui.LogShown)]
 }
 
 // diffState is what becomes of a side's difference (see diffProps).
