@@ -87,7 +87,7 @@ func (l *Live) newRun(in Instance) *run {
 	walk = func(ps []Part) {
 		for _, p := range ps {
 			switch {
-			case p.class != "":
+			case p.class != "" || p.around:
 				walk(p.parts)
 			case p.ID != "" || p.shared != notShared:
 				rn.frags = append(rn.frags, l.bind(rn, p))
@@ -295,6 +295,14 @@ func (l *Live) renderParts(ctx context.Context, w io.Writer, rn *run, ps []Part,
 				return err
 			}
 			if _, err := io.WriteString(w, `</div>`); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.around {
+			parts := p.parts
+			body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, parts, v) })
+			if err := p.Comp(v).Render(templ.WithChildren(ctx, body), w); err != nil {
 				return err
 			}
 			continue

@@ -24,9 +24,9 @@ import (
 // start again (a reset builds its state afresh) mixes in an epoch that only
 // grows.
 //
-// Boxes group parts in a <div class="…"> for the layout; static parts
-// (the one-line notes where a demo simplifies, titles) render once with the
-// page and never change.
+// Boxes group parts in a <div class="…"> for the layout (Around, in an
+// element of the demo's own); static parts (the one-line notes where a
+// demo simplifies, titles) render once with the page and never change.
 
 // Part is one piece of a demo's section: a fragment, a box of parts, static
 // content, or one of the framework's shared fragments.
@@ -40,7 +40,8 @@ type Part struct {
 	Comp func(v View) templ.Component
 
 	class  string               // a box: the class of its <div>
-	parts  []Part               // a box's parts
+	parts  []Part               // a box's parts, or an enclosure's
+	around bool                 // an enclosure: Comp renders parts as its children
 	shared shared               // one of the framework's fragments
 	text   func(ui.Lang) string // the live region's sentence
 }
@@ -69,6 +70,14 @@ func Static(comp func(v View) templ.Component) Part { return Part{Comp: comp} }
 
 // Box lays parts out inside <div class="class">.
 func Box(class string, parts ...Part) Part { return Part{class: class, parts: parts} }
+
+// Around lays parts out inside the element comp renders, where it says
+// { children... }: a wrapper that is more than a <div class="…"> (a
+// <section> with a heading and test ids of its own). Like a box, it is
+// rendered with the page only; its parts are fragments like any other.
+func Around(comp func(v View) templ.Component, parts ...Part) Part {
+	return Part{Comp: comp, parts: parts, around: true}
+}
 
 // Controls places the pace controls (the controller switch where the demo
 // has one, step, pause, speed and reset): <prefix>-controls.

@@ -32,10 +32,12 @@ var css []byte
 // (engine/triggers: StartDelay, Resync, DeliveryDelay, RestartTime), so the
 // server's demo.Options do not apply to it.
 var Kind = demo.Kind{
-	Name: Name, Prefix: Prefix, Chapter: "000",
-	Title:   func(l ui.Lang) string { return T(l, "tr.title") },
-	Short:   func(l ui.Lang) string { return T(l, "tr.short") },
-	Summary: func(l ui.Lang) string { return T(l, "tr.summary") },
+	Name: Name, Prefix: Prefix, Chapter: "000", Kills: true,
+	Title:    func(l ui.Lang) string { return T(l, "tr.title") },
+	Short:    func(l ui.Lang) string { return T(l, "tr.short") },
+	Summary:  func(l ui.Lang) string { return T(l, "tr.summary") },
+	Intro:    func(l ui.Lang) string { return T(l, "tr.intro") },
+	StepText: func(l ui.Lang) string { return T(l, "tr.step") },
 	Actions: map[string]demo.Action{
 		"kill":           demo.Name("pod"),
 		"replicas-inc":   {},
@@ -45,10 +47,6 @@ var Kind = demo.Kind{
 		"duplicate-next": {},
 		"swap-next":      {},
 		"restart":        {},
-		"step":           demo.Step,
-		"pause":          demo.Pause,
-		"speed":          demo.Speed,
-		"reset":          demo.Reset,
 	},
 	New:     func(demo.Options) demo.Instance { return NewDemo() },
 	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
@@ -61,13 +59,11 @@ var Kind = demo.Kind{
 	},
 }
 
-// Apply carries out a decoded command. A pod alive on neither side, a
-// count out of range, and a step or restart while the controllers are
-// restarting are refused and change nothing.
+// Apply carries out a decoded command: the demo's own, step and reset
+// (the framework carries out pause and speed on the demo's clock). A pod
+// alive on neither side, a count out of range, and a step or restart while
+// the controllers are restarting are refused and change nothing.
 func (d *Demo) Apply(c demo.Command) error {
-	if demo.ApplyPace(d, c) {
-		return nil
-	}
 	switch c.Action {
 	case "kill":
 		if err := d.Kill(c.Name); err != nil {
@@ -113,37 +109,56 @@ func refuseRestarting(err error) error {
 	return err
 }
 
-// Fragments renders every fragment of the demo, each owning its id.
-func (d *Demo) Fragments(v demo.View) []demo.Fragment {
-	p := d.props(v.Lang, v.Error)
-	frags := []demo.Fragment{
-		{ID: "tr-clock", Comp: ui.Clock(v.Lang, p.Clock)},
-		{ID: "tr-desired", Comp: desiredPanel(p)},
-		{ID: "tr-breakers", Comp: breakersPanel(p)},
-		{ID: "tr-controls", Comp: ui.Controls(v.Lang, p.Controls)},
-		{ID: "tr-error", Comp: ui.ErrorBox(v.Lang, Prefix, p.Error)},
+// Parts declares the demo's section: the change both clusters receive
+// and the ways to break their streams, the pace, the two columns (edge |
+// level), each with its diff line, pods, stream and controller log, then
+// the chapter's table. A side's fragments key on what that side shows
+// (keys.go), so an event delivered to one side renders only its own.
+func (d *Demo) Parts() []demo.Part {
+	return []demo.Part{
+		demo.Box("tr-shared",
+			demo.Fragment("tr-desired", func() uint64 { return demo.I(d.w.Desired()) }, d.desiredFrag),
+			demo.Fragment("tr-breakers", d.breakersKey, d.breakersFrag),
+		),
+		demo.Controls(),
+		demo.Error(),
+		demo.Box("tr-sides", d.sideParts(edgeSide), d.sideParts(levelSide)),
+		demo.Fragment("tr-lesson", d.lessonKey, d.lessonFrag),
+		demo.Static(func(v demo.View) templ.Component { return realLine(T(v.Lang, "tr.real")) }),
+		demo.LiveText(d.liveKey, d.liveText),
+		// Last: writing the snapshot ends a frame's reading of the world.
+		demo.Snapshot(),
 	}
-	for i := range p.Sides {
-		s := &p.Sides[i]
-		frags = append(frags,
-			demo.Fragment{ID: s.ID + "-diff", Comp: diffLine(p.Lang, s)},
-			demo.Fragment{ID: s.ID + "-observed", Comp: observedPanel(p.Lang, s)},
-			demo.Fragment{ID: s.ID + "-stream", Comp: streamPanel(p.Lang, s)},
-			demo.Fragment{ID: s.ID + "-log", Comp: ui.Log(v.Lang, s.ID, s.LogTitle, s.Log)},
-		)
-	}
-	return append(frags,
-		demo.Fragment{ID: "tr-lesson", Comp: lessonTable(p)},
-		demo.Fragment{ID: "tr-live", Comp: ui.Live(Prefix, p.Live)},
-		demo.Fragment{ID: "tr-snapshot", Comp: ui.Snapshot(Prefix, v.SID, p.Snapshot)},
+}
+
+// sideParts declares side i's column (of sides): its heading around its
+// four fragments.
+func (d *Demo) sideParts(i int) demo.Part {
+	s := sides[i]
+	id := Prefix + "-" + s.String()
+	keys := func() *sideKeys { return &d.keys().side[i] }
+	return demo.Around(func(v demo.View) templ.Component { return sideColumn(sideHead(v.Lang, s)) },
+		demo.Fragment(id+"-diff", func() uint64 { return keys().diff },
+			func(v demo.View) templ.Component { return d.diffFrag(v.Lang, i) }),
+		demo.Fragment(id+"-observed", func() uint64 { return keys().observed },
+			func(v demo.View) templ.Component { return d.observedFrag(v.Lang, i) }),
+		demo.Fragment(id+"-stream", func() uint64 { return keys().stream },
+			func(v demo.View) templ.Component { return d.streamFrag(v.Lang, i) }),
+		demo.Log(id, demo.LogSource{
+			Key:   func() uint64 { return keys().log },
+			Lines: func(l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },
+			Title: func(l ui.Lang) string { return T(l, "tr.log."+s.String()) },
+		}),
 	)
 }
 
-// Section renders the whole demo for a page.
-func (d *Demo) Section(v demo.View) templ.Component {
-	p := d.props(v.Lang, v.Error)
-	return section(ui.DemoProps{Kind: Name, Prefix: Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role, Kills: true,
-		Title: T(v.Lang, "tr.title"), Intro: T(v.Lang, "tr.intro"), Clock: p.Clock}, p)
+// SnapshotJSON returns the snapshot the page keeps. Its fragment comes
+// after every fragment that reads the world, and any frame in which one of
+// them changed writes it (its key sums theirs): so it also lets go of the
+// frame's reading of the world.
+func (d *Demo) SnapshotJSON() string {
+	d.release()
+	return demo.MustJSON(d.Snapshot())
 }
 
 var _ demo.Instance = (*Demo)(nil)

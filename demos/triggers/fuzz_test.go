@@ -2,7 +2,6 @@ package triggers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
 	"github.com/reconcile-demo/reconcile-demo/templates"
@@ -30,37 +30,37 @@ func FuzzDemo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prog []byte) { run(t, prog, 1) })
 }
 
-// run runs a program, checking the invariants after every operation and
-// rendering every renderEvery-th state.
+// run runs a program, checking the invariants and that the fragments'
+// keys are honest after every operation, and rendering every
+// renderEvery-th state in both languages.
 func run(t *testing.T, prog []byte, renderEvery int) {
 	t.Helper()
 	if len(prog) > 2*maxOps {
 		prog = prog[:2*maxOps]
 	}
 	d := NewDemo()
+	live := demo.Wrap(&Kind, d)
+	// The page's frames render a fragment only when its key changes: the
+	// keys must change whenever the HTML does.
+	view := demo.View{Lang: templates.Ja, SID: demotest.SID}
+	keys := demotest.NewKeys(t, live, view)
 	reconciles := 0
 	for i := 0; i+1 < len(prog); i += 2 {
 		code, arg := prog[i]%numOps, prog[i+1]
 		before := d.Snapshot()
 		switch code {
 		case opAdvance:
-			d.Advance(time.Duration(arg) * 10 * time.Millisecond)
+			live.Advance(time.Duration(arg) * 10 * time.Millisecond)
 		case opDue:
-			if wait, ok := d.NextDue(); ok {
-				d.Advance(wait)
+			if wait, ok := live.NextDue(); ok {
+				live.Advance(wait)
 			}
 		case opRestore:
-			raw, err := json.Marshal(d.Snapshot())
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, err := Kind.Restore(demo.Options{}, raw)
-			if err != nil {
-				t.Fatalf("the demo's own snapshot does not restore: %v\n%s", err, raw)
-			}
-			d, reconciles = in.(*Demo), 0 // a restored demo counts from zero
+			live = roundTrip(t, d)
+			d, reconciles = live.Instance().(*Demo), 0 // a restored demo counts from zero
+			keys = demotest.NewKeys(t, live, view)
 		default:
-			if err := d.Apply(command(code, arg)); err != nil {
+			if err := live.Apply(command(code, arg)); err != nil {
 				var r *demo.Rejection
 				if !errors.As(err, &r) {
 					t.Fatalf("op %d(%d): %v, not a refusal", code, arg, err)
@@ -70,11 +70,61 @@ func run(t *testing.T, prog []byte, renderEvery int) {
 				}
 			}
 		}
+		keys.Step(t)
 		if d.Reconciles() < reconciles {
 			t.Fatalf("reconciles went down: %d → %d", reconciles, d.Reconciles())
 		}
 		reconciles = d.Reconciles()
-		checkInvariants(t, d, (i/2)%renderEvery == 0)
+		checkInvariants(t, d)
+		if (i/2)%renderEvery == 0 {
+			checkRead(t, live, view)
+			for _, l := range []templates.Lang{templates.Ja, templates.En} {
+				demotest.RenderAll(t, live, demo.View{Lang: l, SID: "sid"})
+			}
+		}
+	}
+}
+
+// roundTrip rebuilds a live demo from d's snapshot, as a page that
+// reconnects does.
+func roundTrip(t *testing.T, d *Demo) *demo.Live {
+	t.Helper()
+	raw, err := json.Marshal(d.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := demo.Resume(&Kind, demo.Options{}, raw)
+	if err != nil {
+		t.Fatalf("the demo's own snapshot does not restore: %v\n%s", err, raw)
+	}
+	return live
+}
+
+// checkRead checks that what the fragments read (their keys, and the
+// reading of the world they render from) is the world as it is now: every
+// change of the world marked the reading stale. It renders every fragment
+// from the demo's reading, then from a fresh one, and compares.
+func checkRead(t *testing.T, live *demo.Live, v demo.View) {
+	t.Helper()
+	d := live.Instance().(*Demo)
+	render := func() ([]uint64, map[string]string) {
+		r := live.Renderer(v)
+		keys := make([]uint64, r.Len())
+		for i := range keys {
+			keys[i] = r.Key(i)
+		}
+		return keys, demotest.RenderAll(t, live, v)
+	}
+	k1, h1 := render()
+	d.fr = frame{} // forget the reading: the next key reads the world again
+	k2, h2 := render()
+	for i, f := range live.Fragments() {
+		if k1[i] != k2[i] {
+			t.Fatalf("fragment %s: its key was read before the world last changed", f.ID)
+		}
+		if h1[f.ID] != h2[f.ID] {
+			t.Fatalf("fragment %s was rendered from a reading of the world before it last changed:\n%s\n%s", f.ID, h1[f.ID], h2[f.ID])
+		}
 	}
 }
 
@@ -140,9 +190,8 @@ func command(code, arg byte) demo.Command {
 	return demo.Command{Action: "reset"}
 }
 
-// checkInvariants checks what holds in every state of the demo; render
-// also renders every fragment in both languages.
-func checkInvariants(t *testing.T, d *Demo, render bool) {
+// checkInvariants checks what holds in every state of the demo.
+func checkInvariants(t *testing.T, d *Demo) {
 	t.Helper()
 	w := d.w
 	if d.Now() != w.Now() {
@@ -168,7 +217,7 @@ func checkInvariants(t *testing.T, d *Demo, render bool) {
 			quiet = quiet && e.InFlight == 0 && !e.Held
 		}
 		quiet = quiet && v.Converged && !v.Restarting
-		dp := diffProps(templates.En, v)
+		dp := diffProps(templates.En, &v)
 		if (dp.State == "converged") != v.Converged {
 			t.Fatalf("%v side: diff state %q, converged %v", s, dp.State, v.Converged)
 		}
@@ -193,16 +242,6 @@ func checkInvariants(t *testing.T, d *Demo, render bool) {
 	again, _ := json.Marshal(in.(*Demo).Snapshot())
 	if !bytes.Equal(again, raw) {
 		t.Fatalf("snapshot round trip:\n got %s\nwant %s", again, raw)
-	}
-	if render {
-		for _, l := range []templates.Lang{templates.Ja, templates.En} {
-			for _, f := range d.Fragments(demo.View{Lang: l, SID: "sid"}) {
-				var b bytes.Buffer
-				if err := f.Comp.Render(context.Background(), &b); err != nil {
-					t.Fatalf("render %s: %v", f.ID, err)
-				}
-			}
-		}
 	}
 }
 

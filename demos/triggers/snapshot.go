@@ -202,5 +202,5 @@ func RestoreDemo(snap Snapshot) (*Demo, error) {
 		return nil, fmt.Errorf("snapshot: the world's clock %dms and the envelope's %dms differ", snap.World.Now, snap.Now)
 	}
 	now := time.Duration(snap.Now) * time.Millisecond
-	return &Demo{Clock: clock, w: w, note: &sim.Event{Kind: NoteRestored, At: now}}, nil
+	return newDemo(clock, w, &sim.Event{Kind: NoteRestored, At: now}), nil
 }

@@ -121,7 +121,7 @@ func TestSnapshotRoundTrips(t *testing.T) {
 			}
 			// Both carry on alike (from the millisecond the snapshot kept).
 			for _, c := range []demo.Command{{Action: "pause", On: false}, {Action: "kill", Name: "pod-3"}, {Action: "replicas-dec"}} {
-				e1, e2 := d.Apply(c), r.Apply(c)
+				e1, e2 := demo.Wrap(&Kind, d).Apply(c), demo.Wrap(&Kind, r).Apply(c)
 				if (e1 == nil) != (e2 == nil) {
 					t.Fatalf("%+v: original %v, restored %v", c, e1, e2)
 				}

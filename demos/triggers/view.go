@@ -2,7 +2,8 @@ package triggers
 
 import (
 	"strings"
-	"time"
+
+	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
@@ -15,7 +16,8 @@ import (
 // sentence comes from the catalog, so the same state reads in either
 // language.
 
-// Props is the demo's state as its components lay it out.
+// Props is the demo's shared state as its components lay it out; each
+// fragment fills only the fields it reads.
 type Props struct {
 	Lang       ui.Lang
 	Desired    int
@@ -25,30 +27,23 @@ type Props struct {
 	SwapArmed  bool
 	Restarting bool
 	UpETA      *ui.ETA // while restarting: when the controllers are back
-	Sides      [2]SideProps
 	Lesson     LessonProps
-	Controls   ui.ControlProps
-	Clock      ui.ClockProps
-	Live       string
-	Error      string
-	Snapshot   string // JSON
 }
 
-// SideProps is one column: a cluster, its stream and its controller.
+// SideProps is one column: a cluster, its stream and its controller; each
+// of its fragments fills only the fields it reads.
 type SideProps struct {
-	Side     string // "edge" or "level", as data-trigger spells it
-	ID       string // the prefix of its fragments' ids: "tr-edge"
-	Title    string
-	Sub      string
-	Pods     []PodProps
-	Alive    int
-	Count    PhaseCount
-	Diff     DiffProps
-	Memory   string
-	Known    int // edge: pods the controller remembers; level: -1 (it remembers nothing)
-	Stream   StreamProps
-	Log      []ui.LogLine
-	LogTitle string
+	Side   string // "edge" or "level", as data-trigger spells it
+	ID     string // the prefix of its fragments' ids: "tr-edge"
+	Title  string
+	Sub    string
+	Pods   []PodProps
+	Alive  int
+	Count  PhaseCount
+	Diff   DiffProps
+	Memory string
+	Known  int // edge: pods the controller remembers; level: -1 (it remembers nothing)
+	Stream StreamProps
 }
 
 // PhaseCount counts a side's pods by phase.
@@ -114,52 +109,42 @@ var sides = [2]engine.Side{engine.Edge, engine.Level}
 // rows are the table's rows, in the chapter's order.
 var rows = []engine.Row{engine.RowWrites, engine.RowTrigger, engine.RowMissed, engine.RowRecovery, "example"}
 
-// props builds the demo's props in l, with the refusal errText shown.
-func (d *Demo) props(l ui.Lang, errText string) *Props {
-	w := d.w
-	now := w.Now()
-	p := &Props{Lang: l, Desired: w.Desired(), Max: engine.MaxDesired, Drop: w.Drop(), Error: errText,
-		Controls: ui.ControlProps{Prefix: Prefix, Paused: d.Paused(), Speed: d.Speed().String(),
-			StepText: T(l, "tr.step"), HasReset: true},
-		Clock: ui.ClockProps{Prefix: Prefix, Ms: now.Milliseconds(), Paused: d.Paused(), Speed: d.Speed().String()}}
-	if down, in := w.Restarting(); down {
-		p.Restarting = true
-		p.UpETA = &ui.ETA{At: (now + in).Milliseconds(), Format: T(l, "tr.upin"), Text: F(l, "tr.upin", in.Seconds())}
-	}
-	note, hasNote := d.Note()
-	for i, s := range sides {
-		v := w.View(s)
-		sp := sideProps(l, now, v)
-		if hasNote {
-			sp.Log = withNote(l, note, sp.Log)
-		}
-		p.Sides[i] = sp
-		p.DupArmed = p.DupArmed || v.DuplicateArmed
-		p.SwapArmed = p.SwapArmed || v.SwapArmed
-	}
-	p.Lesson = lessonProps(l, w.Mattered())
-	p.Live = F(l, "tr.live", liveReason(l, p.Lesson), p.Sides[0].Diff.Head, p.Sides[1].Diff.Head)
-	p.Snapshot = demo.MustJSON(d.Snapshot())
-	return p
+func (d *Demo) desiredFrag(v demo.View) templ.Component {
+	return desiredPanel(&Props{Lang: v.Lang, Desired: d.w.Desired(), Max: engine.MaxDesired})
 }
 
-func sideProps(l ui.Lang, now time.Duration, v engine.SideView) SideProps {
-	name := v.Side.String()
-	sp := SideProps{Side: name, ID: Prefix + "-" + name, Title: T(l, "tr."+name+".title"), Sub: T(l, "tr."+name+".sub"),
-		Alive: v.Alive, Known: -1, LogTitle: T(l, "tr.log."+name)}
-	for _, pod := range v.Pods {
-		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
-		switch pod.Phase {
-		case chapter.Running:
-			sp.Count.Running++
-		case chapter.Pending:
-			sp.Count.Pending++
-			pp.ETA = ui.StartsIn(l, now, pod.StartsIn)
-		case chapter.Failed:
-			sp.Count.Failed++
-		}
-		sp.Pods = append(sp.Pods, pp)
+func (d *Demo) breakersFrag(v demo.View) templ.Component {
+	l, f := v.Lang, d.keys()
+	p := &Props{Lang: l, Drop: d.w.Drop(), DupArmed: f.dupArmed, SwapArmed: f.swapArmed}
+	if down, in := d.w.Restarting(); down {
+		p.Restarting = true
+		p.UpETA = &ui.ETA{At: (d.w.Now() + in).Milliseconds(), Format: T(l, "tr.upin"), Text: F(l, "tr.upin", in.Seconds())}
 	}
+	return breakersPanel(p)
+}
+
+func (d *Demo) lessonFrag(v demo.View) templ.Component {
+	return lessonTable(&Props{Lang: v.Lang, Lesson: lessonProps(v.Lang, d.w.Mattered())})
+}
+
+// liveText says, for the live region, why the row mattered and what
+// became of each side's difference.
+func (d *Demo) liveText(l ui.Lang) string {
+	f := d.keys()
+	return F(l, "tr.live", liveReason(l, lessonProps(l, d.w.Mattered())),
+		T(l, "tr.diff."+f.state[edgeSide]), T(l, "tr.diff."+f.state[levelSide]))
+}
+
+// sideHead names side s's column and the ids of its fragments.
+func sideHead(l ui.Lang, s engine.Side) *SideProps {
+	name := s.String()
+	return &SideProps{Side: name, ID: Prefix + "-" + name, Title: T(l, "tr."+name+".title"), Sub: T(l, "tr."+name+".sub")}
+}
+
+func (d *Demo) diffFrag(l ui.Lang, i int) templ.Component {
+	v, _ := d.side(i)
+	sp := sideHead(l, v.Side)
+	sp.Known = -1
 	if v.Side == engine.Edge {
 		sp.Known = len(v.Known)
 		known := T(l, "tr.memory.none")
@@ -171,24 +156,58 @@ func sideProps(l ui.Lang, now time.Duration, v engine.SideView) SideProps {
 		sp.Memory = T(l, "tr.memory.level")
 	}
 	sp.Diff = diffProps(l, v)
-	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed}
-	for _, e := range v.Stream {
-		sp.Stream.Events = append(sp.Stream.Events, eventProps(l, e))
-	}
-	sp.Log = logLines(l, v.Side, v.Log)
-	return sp
+	return diffLine(l, sp)
 }
 
-// diffProps says whether a side converged and, if not, what comes of it.
-// The edge side is stuck when it is off and nothing is on its way to it:
-// no event it will hear can tell it about the difference. An event held
-// for a swap is not on its way: it waits for a partner that only a change
-// by the visitor would bring.
-func diffProps(l ui.Lang, v engine.SideView) DiffProps {
-	dp := DiffProps{Converged: v.Converged, Detail: F(l, "tr.diff.detail", v.Desired, v.Alive, v.Running)}
-	if v.Failed > 0 {
-		dp.Detail += F(l, "tr.diff.failed", v.Failed)
+// observedFrag lays out a side's pods. The side was read at virtual time
+// read; a Pending pod's countdown ends when it starts, and says the time
+// left from now.
+func (d *Demo) observedFrag(l ui.Lang, i int) templ.Component {
+	v, read := d.side(i)
+	now := d.w.Now()
+	sp := sideHead(l, v.Side)
+	sp.Alive = v.Alive
+	sp.Pods = make([]PodProps, 0, len(v.Pods))
+	for _, pod := range v.Pods {
+		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
+		switch pod.Phase {
+		case chapter.Running:
+			sp.Count.Running++
+		case chapter.Pending:
+			sp.Count.Pending++
+			pp.ETA = ui.StartsIn(l, now, read+pod.StartsIn-now)
+		case chapter.Failed:
+			sp.Count.Failed++
+		}
+		sp.Pods = append(sp.Pods, pp)
 	}
+	return observedPanel(l, sp)
+}
+
+func (d *Demo) streamFrag(l ui.Lang, i int) templ.Component {
+	v, _ := d.side(i)
+	sp := sideHead(l, v.Side)
+	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed, Events: make([]EventProps, len(v.Stream))}
+	for j, e := range v.Stream {
+		sp.Stream.Events[j] = eventProps(l, e)
+	}
+	return streamPanel(l, sp)
+}
+
+// logFrag says side i's controller log, with the reset or restore note,
+// newest first: the newest ui.LogShown lines, as the page shows them (the
+// shared log panel keeps a list's last lines, which here are the oldest).
+func (d *Demo) logFrag(l ui.Lang, i int) []ui.LogLine {
+	v, _ := d.side(i)
+	lines := logLines(l, v.Side, v.Log)
+	if note, ok := d.Note(); ok {
+		lines = withNote(l, note, lines)
+	}
+	return lines[:min(len(lines), ui.LogShown)]
+}
+
+// diffState is what becomes of a side's difference (see diffProps).
+func diffState(v *engine.SideView) string {
 	flying, held := false, false
 	for _, e := range v.Stream {
 		flying = flying || e.InFlight > 0
@@ -197,19 +216,30 @@ func diffProps(l ui.Lang, v engine.SideView) DiffProps {
 	differs := v.Alive != v.Desired || v.Failed > 0
 	switch {
 	case v.Converged:
-		dp.State = "converged"
+		return "converged"
 	case v.Restarting:
-		dp.State = "down"
+		return "down"
 	case !differs:
-		dp.State = "starting"
+		return "starting"
 	case v.Side == engine.Level:
-		dp.State = "catchup"
+		return "catchup"
 	case flying:
-		dp.State = "waiting"
+		return "waiting"
 	case held:
-		dp.State = "held"
-	default:
-		dp.State = "stuck"
+		return "held"
+	}
+	return "stuck"
+}
+
+// diffProps says whether a side converged and, if not, what comes of it.
+// The edge side is stuck when it is off and nothing is on its way to it:
+// no event it will hear can tell it about the difference. An event held
+// for a swap is not on its way: it waits for a partner that only a change
+// by the visitor would bring.
+func diffProps(l ui.Lang, v *engine.SideView) DiffProps {
+	dp := DiffProps{Converged: v.Converged, State: diffState(v), Detail: F(l, "tr.diff.detail", v.Desired, v.Alive, v.Running)}
+	if v.Failed > 0 {
+		dp.Detail += F(l, "tr.diff.failed", v.Failed)
 	}
 	dp.Head = T(l, "tr.diff."+dp.State)
 	return dp

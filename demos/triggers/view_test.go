@@ -4,9 +4,12 @@ import (
 	"testing"
 	"time"
 
+	xhtml "golang.org/x/net/html"
+
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 const ms = time.Millisecond
@@ -54,11 +57,33 @@ func TestView(t *testing.T) {
 	})
 }
 
-func apply(t *testing.T, d *Demo, c demo.Command) {
-	t.Helper()
-	if err := d.Apply(c); err != nil {
-		t.Fatalf("%+v: %v", c, err)
+// TestLogShowsItsNewestLines: a side's log shows its newest lines, newest
+// first, even when a reset's note and a full log are more than the panel
+// shows.
+func TestLogShowsItsNewestLines(t *testing.T) {
+	d := NewDemo()
+	apply(t, d, demo.Command{Action: "reset"})
+	for range engine.LogSize + 6 {
+		apply(t, d, demo.Command{Action: "step"})
+	}
+	log := d.w.View(engine.Level).Log
+	html := demotest.RenderAll(t, demo.Wrap(&Kind, d), demo.View{Lang: ui.En, SID: demotest.SID})["tr-level-log"]
+	lines := demotest.FindAll(demotest.Parse(t, html)[0], func(n *xhtml.Node) bool { return n.Data == "li" })
+	if len(lines) != len(log) {
+		t.Fatalf("%d lines shown, want the log's %d", len(lines), len(log))
+	}
+	for i, n := range lines {
+		if got, want := demotest.Attr(n, "data-seq"), ui.Itoa(log[len(log)-1-i].Seq); got != want {
+			t.Fatalf("line %d is entry %s, want %s (newest first)", i, got, want)
+		}
 	}
 }
 
-var _ = engine.Edge
+// apply carries out c as the session does: pause and speed in the
+// framework, the rest in the demo.
+func apply(t *testing.T, d *Demo, c demo.Command) {
+	t.Helper()
+	if err := demo.Wrap(&Kind, d).Apply(c); err != nil {
+		t.Fatalf("%+v: %v", c, err)
+	}
+}

@@ -1,0 +1,168 @@
+package triggers
+
+import (
+	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
+	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
+)
+
+// This file is what the page's fragments read of the world, summed up as
+// keys (see demo.Part): a fragment is rendered only when its key changed.
+//
+// The engine keeps no versions, and one side's fragments must not render
+// again for an event delivered to the other side, so the demo reads both
+// sides once per change of the world (Demo.ver) and derives each side's
+// keys from what that side shows: the same reading is what the fragments
+// of the frame render from. The shared fragments read the world's few
+// cheap values directly.
+//
+// Everything is read in absolute virtual time (a Pending pod's start, the
+// controllers' return), so a reading stays true while only time passes:
+// nothing changes by itself without an Advance in which something was due,
+// and that bumps ver.
+
+// Indexes of the sides in the page's order (sides).
+const (
+	edgeSide  = 0
+	levelSide = 1
+)
+
+// frame is what the fragments read at one version of the world.
+type frame struct {
+	ver  demo.Version // the version it was read at; 0: never
+	side [2]sideKeys  // by side, in the page's order
+	// state is each side's diff state (diffState).
+	state [2]string
+	// dupArmed and swapArmed are the breakers' badges: armed on either
+	// stream.
+	dupArmed, swapArmed bool
+	// read is both sides as the engine shows them: kept for the fragments
+	// that render from it, and let go when the frame's snapshot is written,
+	// so an idle session holds no copy of the world.
+	read *reading
+}
+
+// sideKeys are the keys of one side's fragments.
+type sideKeys struct{ diff, observed, stream, log uint64 }
+
+// reading is both sides as the engine showed them at virtual time now.
+type reading struct {
+	now   time.Duration
+	sides [2]engine.SideView
+}
+
+// keys returns the fragments' keys at the world's current version, reading
+// both sides again if the world changed since they were read.
+func (d *Demo) keys() *frame {
+	f := &d.fr
+	if f.ver == d.ver {
+		return f
+	}
+	r := d.readSides()
+	*f = frame{ver: d.ver, read: r}
+	for i := range r.sides {
+		v := &r.sides[i]
+		f.state[i] = diffState(v)
+		f.side[i] = sideKeys{
+			diff:     diffKey(v, f.state[i]),
+			observed: observedKey(v, r.now),
+			stream:   streamKey(v),
+			log:      demo.Mix(d.epoch.Key(), demo.I(len(v.Log)), lastSeq(v.Log)),
+		}
+		f.dupArmed = f.dupArmed || v.DuplicateArmed
+		f.swapArmed = f.swapArmed || v.SwapArmed
+	}
+	return f
+}
+
+// side returns side i (of sides) as the frame's fragments show it, and the
+// virtual time it was read at.
+func (d *Demo) side(i int) (*engine.SideView, time.Duration) {
+	f := d.keys()
+	if f.read == nil {
+		f.read = d.readSides()
+	}
+	return &f.read.sides[i], f.read.now
+}
+
+func (d *Demo) readSides() *reading {
+	r := &reading{now: d.w.Now()}
+	for i, s := range sides {
+		r.sides[i] = d.w.View(s)
+	}
+	return r
+}
+
+// release lets go of the frame's reading of the world.
+func (d *Demo) release() { d.fr.read = nil }
+
+// diffKey sums up a side's diff line: its state, its counts and what its
+// controller remembers.
+func diffKey(v *engine.SideView, state string) uint64 {
+	k := demo.Mix(demo.Str(state), demo.I(v.Desired), demo.I(v.Alive), demo.I(v.Running), demo.I(v.Failed), demo.I(len(v.Known)))
+	for _, n := range v.Known {
+		k = demo.Mix(k, demo.Str(n))
+	}
+	return k
+}
+
+// observedKey sums up a side's pods: names, phases and, for Pending ones,
+// when they start (as the countdown's end, which is all the page is sent).
+func observedKey(v *engine.SideView, now time.Duration) uint64 {
+	k := demo.I(len(v.Pods))
+	for _, p := range v.Pods {
+		k = demo.Mix(k, demo.Str(p.Name), uint64(p.Phase))
+		if p.Phase == chapter.Pending {
+			k = demo.Mix(k, uint64((now + p.StartsIn).Milliseconds()))
+		}
+	}
+	return k
+}
+
+// streamKey sums up a side's stream: what is armed, and each event with
+// its fate and where its copies are (not when they arrive: the page is not
+// told).
+func streamKey(v *engine.SideView) uint64 {
+	k := demo.Mix(demo.B(v.DuplicateArmed), demo.B(v.SwapArmed), demo.I(len(v.Stream)))
+	for _, e := range v.Stream {
+		k = demo.Mix(k, demo.I(e.Seq), demo.Str(string(e.Kind)), demo.Str(e.Pod), demo.I(e.Old), demo.I(e.New),
+			demo.Str(string(e.Fate)), demo.Str(string(e.Loss)), demo.I(e.Delivered), demo.B(e.InFlight > 0), demo.B(e.Held))
+	}
+	return k
+}
+
+// lastSeq is the number of a log's newest entry: entries are never changed
+// once written, so with the log's length and the world's epoch it stands
+// for the whole log.
+func lastSeq(log []engine.LogEntry) uint64 {
+	if len(log) == 0 {
+		return 0
+	}
+	return demo.I(log[len(log)-1].Seq)
+}
+
+// breakersKey sums up the breakers: the drop switch, the armed badges, and
+// the restart with when the controllers come back.
+func (d *Demo) breakersKey() uint64 {
+	f := d.keys()
+	down, in := d.w.Restarting()
+	k := demo.Mix(demo.B(d.w.Drop()), demo.B(f.dupArmed), demo.B(f.swapArmed), demo.B(down))
+	if down {
+		k = demo.Mix(k, uint64((d.w.Now() + in).Milliseconds()))
+	}
+	return k
+}
+
+// lessonKey sums up the row that mattered: which, why and when.
+func (d *Demo) lessonKey() uint64 {
+	m := d.w.Mattered()
+	return demo.Mix(demo.Str(string(m.Row)), demo.Str(string(m.Reason)), uint64(m.At))
+}
+
+// liveKey sums up the live sentence: the lesson and both sides' states.
+func (d *Demo) liveKey() uint64 {
+	f := d.keys()
+	return demo.Mix(d.lessonKey(), demo.Str(f.state[edgeSide]), demo.Str(f.state[levelSide]))
+}
