@@ -301,7 +301,7 @@ func (l *Live) renderParts(ctx context.Context, w io.Writer, rn *run, ps []Part,
 		}
 		if p.around {
 			parts := p.parts
-			body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, parts, v) })
+			body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, rn, parts, v) })
 			if err := p.Comp(v).Render(templ.WithChildren(ctx, body), w); err != nil {
 				return err
 			}
