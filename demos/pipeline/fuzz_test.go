@@ -99,15 +99,27 @@ func message(op, arg byte) string {
 	return ""
 }
 
-// runProgram runs prog on a fresh demo, checking the invariants after
-// every operation, and returns the demo.
-func runProgram(t *testing.T, prog []byte) *Demo {
+// runProgram runs prog on a fresh demo, checking the invariants (and,
+// with checkKeys, that the fragments' keys are honest) after every
+// operation, and returns the demo.
+func runProgram(t *testing.T, prog []byte, checkKeys bool) *Demo {
 	t.Helper()
 	if len(prog) > 2*maxOps {
 		prog = prog[:2*maxOps]
 	}
 	d := NewDemo()
-	live := demo.Wrap(&Kind, d) // pause and speed are the framework's
+	// The page's frames render a fragment only when its key changes: the
+	// keys must change whenever the HTML does, for either language and
+	// role (neither is an input of a key).
+	view := demo.View{Lang: ui.Ja, SID: demotest.SID}
+	if len(prog)%4 >= 2 {
+		view = demo.View{Lang: ui.En, Role: demo.RoleFollower}
+	}
+	live := demo.Wrap(&Kind, d)
+	var keys *demotest.Keys
+	if checkKeys {
+		keys = demotest.NewKeys(t, live, view)
+	}
 	for i := 0; i+1 < len(prog); i += 2 {
 		op, arg := prog[i]%numOps, prog[i+1]
 		switch op {
@@ -118,6 +130,9 @@ func runProgram(t *testing.T, prog []byte) *Demo {
 		case opRestore:
 			d = restored(t, d)
 			live = demo.Wrap(&Kind, d)
+			if checkKeys {
+				keys = demotest.NewKeys(t, live, view)
+			}
 		default:
 			msg := message(op, arg)
 			c := demo.Decode(&Kind, []byte(msg))
@@ -133,6 +148,9 @@ func runProgram(t *testing.T, prog []byte) *Demo {
 					t.Fatalf("op %d %s: refused, yet the demo changed", i/2, msg)
 				}
 			}
+		}
+		if checkKeys {
+			keys.Step(t)
 		}
 		check(t, d, i/2)
 	}
@@ -227,7 +245,7 @@ func FuzzDemo(f *testing.F) {
 		f.Add(prog([2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opAdvance, byte(i)}))
 	}
 	f.Fuzz(func(t *testing.T, prog []byte) {
-		d := runProgram(t, prog)
+		d := runProgram(t, prog, true)
 		restored(t, d)
 		render(t, d)
 	})
@@ -250,7 +268,7 @@ func TestRandomPrograms(t *testing.T) {
 				prog[i+1] = byte(rng.Intn(8))
 			}
 		}
-		d := runProgram(t, prog)
+		d := runProgram(t, prog, n%4 == 0) // the fuzzer checks the keys of many more
 		largest = max(largest, len(demo.MustJSON(d.Snapshot())))
 		if n%20 == 0 {
 			render(t, d)

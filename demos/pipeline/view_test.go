@@ -103,6 +103,71 @@ func TestFreshFragmentsAreTheRenderedOnes(t *testing.T) {
 	}
 }
 
+// TestFramesRenderWhatChanged: a frame renders only the fragments whose
+// inputs changed: the pace only the clock, the controls and the snapshot;
+// time passing over a quiet demo only the clock and the snapshot.
+func TestFramesRenderWhatChanged(t *testing.T) {
+	live := demo.Start(&Kind, demo.Options{})
+	r := live.Renderer(demo.View{Lang: ui.Ja, SID: demotest.SID})
+	frame := func(want int, what string) {
+		t.Helper()
+		r.Renders = 0
+		if _, err := r.Frame(nil); err != nil {
+			t.Fatal(err)
+		}
+		if r.Renders != want {
+			t.Fatalf("%s: %d fragments rendered, want %d", what, r.Renders, want)
+		}
+	}
+	frame(r.Len(), "the first frame")
+	steps := []struct {
+		what string
+		cmd  demo.Command
+		wait time.Duration
+		want int
+	}{
+		{"speed", demo.Command{Action: "speed", Speed: sim.Double}, 0, 3},
+		{"pause", demo.Command{Action: "pause", On: true}, 0, 3},
+		{"resume", demo.Command{Action: "pause", On: false}, 0, 3},
+		{"an hour of a quiet demo", demo.Command{}, time.Hour, 2},
+		// The clock, the metrics, lanes ① ② ⑤ (the queue and the workers
+		// are idle again), the report, the log, the live region and the
+		// snapshot; not the settings nor the traps.
+		{"an edit and its reconcile", demo.Command{Action: "edit", Name: "app-1"}, 2 * time.Second, 9},
+		{"another quiet hour", demo.Command{}, time.Hour, 2},
+	}
+	for _, st := range steps {
+		if st.cmd.Action != "" {
+			if err := live.Apply(st.cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		live.Advance(st.wait)
+		frame(st.want, st.what)
+	}
+}
+
+// TestKeysAsTheLogForgets: the log keeps its newest events only; when the
+// last reconcile and the older writes leave it, the live region and the
+// writes lane say so, and their keys change with them.
+func TestKeysAsTheLogForgets(t *testing.T) {
+	d := NewDemo()
+	live := demo.Wrap(&Kind, d)
+	keys := demotest.NewKeys(t, live, demo.View{Lang: ui.En, SID: demotest.SID})
+	mustApply(t, d, demo.Command{Action: "controller", On: false})
+	keys.Step(t)
+	for i := range 130 { // one event each: no controller watches
+		mustApply(t, d, demo.Command{Action: "edit", Name: "app-1"})
+		if i%3 == 0 {
+			d.Advance(time.Second)
+		}
+		keys.Step(t)
+	}
+	if s := d.liveLine(ui.En); s != "" {
+		t.Fatalf("the live region still says %q", s)
+	}
+}
+
 // busyDemos are demos that have logged every kind of event and show every
 // kind of button: each trap on with its trigger, deletions with and
 // without the controller, a missing dependency either way.
