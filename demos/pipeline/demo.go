@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/a-h/templ"
-
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
@@ -64,10 +62,12 @@ var trapAction = demo.Action{Fields: []string{"trap", "on"}, Read: func(m demo.M
 // Kind describes the demo to the server. It is not live on the index: it is
 // the largest demo, and the chapters link to it.
 var Kind = demo.Kind{
-	Name: Name, Prefix: Prefix, Chapter: "001, 003",
-	Title:   func(l ui.Lang) string { return T(l, "pp.title") },
-	Short:   func(l ui.Lang) string { return T(l, "pp.short") },
-	Summary: func(l ui.Lang) string { return T(l, "pp.summary") },
+	Name: Name, Prefix: Prefix, Chapter: "001, 003", Controller: true,
+	Title:    func(l ui.Lang) string { return T(l, "pp.title") },
+	Short:    func(l ui.Lang) string { return T(l, "pp.short") },
+	Summary:  func(l ui.Lang) string { return T(l, "pp.summary") },
+	Intro:    func(l ui.Lang) string { return T(l, "pp.intro") },
+	StepText: func(l ui.Lang) string { return T(l, "pp.step") },
 	Actions: map[string]demo.Action{
 		"create":           demo.Name("name"),
 		"edit":             demo.Name("name"),
@@ -83,11 +83,6 @@ var Kind = demo.Kind{
 		"after-create":     choice("value", afterCreateValues...),
 		"periodic":         choice("value", periodicValues...),
 		"trap":             trapAction,
-		"controller":       demo.Controller,
-		"step":             demo.Step,
-		"pause":            demo.Pause,
-		"speed":            demo.Speed,
-		"reset":            demo.Reset,
 	},
 	New:     func(demo.Options) demo.Instance { return NewDemo() },
 	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
@@ -105,9 +100,7 @@ var Kind = demo.Kind{
 // the controller off, a write while the API server is behind) is refused
 // and changes nothing.
 func (d *Demo) Apply(c demo.Command) error {
-	if demo.ApplyPace(d, c) {
-		return nil
-	}
+	d.acted.Bump()
 	w := d.own()
 	var err error
 	switch c.Action {
@@ -182,42 +175,6 @@ func refusal(err error, name string) error {
 		return demo.RefuseIn(words, demo.ReasonOutOfRange, "err.off")
 	}
 	return fmt.Errorf("pipeline: %w", err)
-}
-
-// Fragments renders every fragment of the demo, each owning its id.
-func (d *Demo) Fragments(v demo.View) []demo.Fragment {
-	if d.w == nil && v.Error == "" {
-		return d.freshFragments(v)
-	}
-	return d.fragments(v)
-}
-
-func (d *Demo) fragments(v demo.View) []demo.Fragment {
-	p := d.props(v.Lang, v.Error, v.Role)
-	return []demo.Fragment{
-		{ID: "pp-clock", Comp: ui.Clock(v.Lang, p.Clock)},
-		{ID: "pp-metrics", Comp: metricsStrip(p)},
-		{ID: "pp-api", Comp: apiLane(p)},
-		{ID: "pp-cache", Comp: cacheLane(p)},
-		{ID: "pp-queue", Comp: queueLane(p)},
-		{ID: "pp-workers", Comp: workersLane(p)},
-		{ID: "pp-writes", Comp: writesLane(p)},
-		{ID: "pp-settings", Comp: settingsPanel(p)},
-		{ID: "pp-controls", Comp: ui.Controls(v.Lang, p.Controls)},
-		{ID: "pp-error", Comp: ui.ErrorBox(v.Lang, Prefix, p.Error)},
-		{ID: "pp-traps", Comp: trapsPanel(p)},
-		{ID: "pp-report", Comp: reportPanel(p)},
-		{ID: "pp-log", Comp: ui.Log(v.Lang, Prefix, T(v.Lang, "pp.log"), p.Log)},
-		{ID: "pp-live", Comp: ui.Live(Prefix, p.Live)},
-		{ID: "pp-snapshot", Comp: ui.Snapshot(Prefix, v.SID, p.Snapshot)},
-	}
-}
-
-// Section renders the whole demo for a page.
-func (d *Demo) Section(v demo.View) templ.Component {
-	p := d.props(v.Lang, v.Error, v.Role)
-	return section(ui.DemoProps{Kind: Name, Prefix: Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role,
-		Title: T(v.Lang, "pp.title"), Intro: T(v.Lang, "pp.intro"), Clock: p.Clock}, p)
 }
 
 var _ demo.Instance = (*Demo)(nil)

@@ -9,61 +9,50 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
-	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
-// A demo nobody has touched shows the shared starting state, so its
-// fragments are the same for every session that views it in one language,
-// pace and role: they are rendered once and their HTML kept, and a new
-// session (whose first frame sends every fragment) renders nothing but its
-// snapshot's session id. Bounded: two languages, three speeds, paused or
-// not, two roles.
+// A demo nobody has touched shows the shared starting state, so each of its
+// fragments is the same for every session that views it in one language
+// and role, and so is its snapshot at one pace: they are rendered once and
+// their HTML kept. A new visitor's page and its socket's first frame (which
+// sends every fragment) then copy them instead of rendering them. Bounded:
+// the demo's fragments in two languages and two roles, the snapshot at six
+// paces (paused or not, three speeds).
 
-// freshKey names one rendering of the starting state.
+// freshKey names one rendering of a fragment of the starting state.
 type freshKey struct {
-	lang   ui.Lang
-	paused bool
-	speed  sim.Speed
-	role   string
+	id       string
+	lang     ui.Lang
+	readOnly bool
 }
 
-// freshHTML holds, per freshKey, the HTML of every fragment but the
-// snapshot, in Fragments' order, and the snapshot's JSON.
-var freshHTML sync.Map // freshKey → *freshRender
+var (
+	freshHTML     sync.Map // freshKey → []byte
+	freshSnapshot sync.Map // sim.Envelope → string
+)
 
-type freshRender struct {
-	ids      []string
-	html     [][]byte
-	snapshot string
-}
-
-// freshFragments returns the starting state's fragments from freshHTML,
-// rendering them the first time.
-func (d *Demo) freshFragments(v demo.View) []demo.Fragment {
-	key := freshKey{lang: v.Lang, paused: d.Paused(), speed: d.Speed(), role: v.Role}
-	r, ok := freshHTML.Load(key)
-	if !ok {
-		fr := &freshRender{}
-		_, fr.snapshot = d.snapshot()
-		for _, f := range d.fragments(v) {
-			if f.ID == Prefix+"-snapshot" {
-				continue
-			}
-			var b bytes.Buffer
-			if err := f.Comp.Render(context.Background(), &b); err != nil {
-				return d.fragments(v) // not kept: render it each time
-			}
-			fr.ids, fr.html = append(fr.ids, f.ID), append(fr.html, b.Bytes())
+// kept returns fragment id's component, whose HTML is kept in freshHTML
+// while the demo shows the starting state.
+func (d *Demo) kept(id string, comp func(demo.View) templ.Component) func(demo.View) templ.Component {
+	return func(v demo.View) templ.Component {
+		if d.w != nil {
+			return comp(v)
 		}
-		r, _ = freshHTML.LoadOrStore(key, fr)
+		key := freshKey{id: id, lang: v.Lang, readOnly: readOnly(v)}
+		if h, ok := freshHTML.Load(key); ok {
+			return rawHTML(h.([]byte))
+		}
+		return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+			var b bytes.Buffer
+			if err := comp(v).Render(ctx, &b); err != nil {
+				return err // not kept: rendered again next time
+			}
+			freshHTML.Store(key, b.Bytes())
+			_, err := w.Write(b.Bytes())
+			return err
+		})
 	}
-	fr := r.(*freshRender)
-	out := make([]demo.Fragment, 0, len(fr.ids)+1)
-	for i, id := range fr.ids {
-		out = append(out, demo.Fragment{ID: id, Comp: rawHTML(fr.html[i])})
-	}
-	return append(out, demo.Fragment{ID: Prefix + "-snapshot", Comp: ui.Snapshot(Prefix, v.SID, fr.snapshot)})
 }
 
 // rawHTML is a component that writes HTML rendered before.
@@ -72,4 +61,20 @@ func rawHTML(b []byte) templ.Component {
 		_, err := w.Write(b)
 		return err
 	})
+}
+
+// SnapshotJSON returns the snapshot the page keeps; the starting state's
+// is made once per pace.
+func (d *Demo) SnapshotJSON() string {
+	if d.w != nil {
+		_, raw := d.snapshot()
+		return raw
+	}
+	env := d.clk.Envelope(Name)
+	if raw, ok := freshSnapshot.Load(env); ok {
+		return raw.(string)
+	}
+	_, raw := d.snapshot()
+	freshSnapshot.Store(env, raw)
+	return raw
 }

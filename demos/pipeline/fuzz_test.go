@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -100,14 +99,27 @@ func message(op, arg byte) string {
 	return ""
 }
 
-// runProgram runs prog on a fresh demo, checking the invariants after
-// every operation, and returns the demo.
-func runProgram(t *testing.T, prog []byte) *Demo {
+// runProgram runs prog on a fresh demo, checking the invariants (and,
+// with checkKeys, that the fragments' keys are honest) after every
+// operation, and returns the demo.
+func runProgram(t *testing.T, prog []byte, checkKeys bool) *Demo {
 	t.Helper()
 	if len(prog) > 2*maxOps {
 		prog = prog[:2*maxOps]
 	}
 	d := NewDemo()
+	// The page's frames render a fragment only when its key changes: the
+	// keys must change whenever the HTML does, for either language and
+	// role (neither is an input of a key).
+	view := demo.View{Lang: ui.Ja, SID: demotest.SID}
+	if len(prog)%4 >= 2 {
+		view = demo.View{Lang: ui.En, Role: demo.RoleFollower}
+	}
+	live := demo.Wrap(&Kind, d)
+	var keys *demotest.Keys
+	if checkKeys {
+		keys = demotest.NewKeys(t, live, view)
+	}
 	for i := 0; i+1 < len(prog); i += 2 {
 		op, arg := prog[i]%numOps, prog[i+1]
 		switch op {
@@ -117,6 +129,10 @@ func runProgram(t *testing.T, prog []byte) *Demo {
 			d.Advance(time.Duration(arg) * time.Duration(arg) * 100 * time.Millisecond)
 		case opRestore:
 			d = restored(t, d)
+			live = demo.Wrap(&Kind, d)
+			if checkKeys {
+				keys = demotest.NewKeys(t, live, view)
+			}
 		default:
 			msg := message(op, arg)
 			c := demo.Decode(&Kind, []byte(msg))
@@ -124,7 +140,7 @@ func runProgram(t *testing.T, prog []byte) *Demo {
 				continue // refused on the wire: the demo never sees it
 			}
 			before := demo.MustJSON(d.Snapshot())
-			if err := d.Apply(c); err != nil {
+			if err := live.Apply(c); err != nil {
 				if _, ok := err.(*demo.Rejection); !ok {
 					t.Fatalf("op %d %s: %v, want a rejection", i/2, msg, err)
 				}
@@ -132,6 +148,9 @@ func runProgram(t *testing.T, prog []byte) *Demo {
 					t.Fatalf("op %d %s: refused, yet the demo changed", i/2, msg)
 				}
 			}
+		}
+		if checkKeys {
+			keys.Step(t)
 		}
 		check(t, d, i/2)
 	}
@@ -163,15 +182,15 @@ func check(t *testing.T, d *Demo, i int) {
 	}
 	// The page reads only the newest events: what it says from them is
 	// what it would say from the whole log.
-	all, recent := w.Events(), recentEvents(w)
+	all := w.Events()
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
-		if a, b := demo.MustJSON(writeProps(l, all)), demo.MustJSON(writeProps(l, recent.writes)); a != b {
+		if a, b := demo.MustJSON(writeProps(l, all)), demo.MustJSON(writeProps(l, newestEvents(w, writeLines, isWrite))); a != b {
 			t.Fatalf("op %d: writes from the whole log %s, from the newest events %s", i, a, b)
 		}
-		if a, b := demo.MustJSON(logProps(l, all)), demo.MustJSON(logProps(l, recent.log)); a != b {
+		if a, b := demo.MustJSON(logProps(l, all)), demo.MustJSON(logProps(l, newestEvents(w, logLines, nil))); a != b {
 			t.Fatalf("op %d: log from the whole log %s, from the newest events %s", i, a, b)
 		}
-		if a, b := liveText(l, all), liveText(l, recent.reconcile); a != b {
+		if a, b := liveText(l, all), liveText(l, newestEvents(w, 1, isReconcile)); a != b {
 			t.Fatalf("op %d: live line from the whole log %q, from the newest events %q", i, a, b)
 		}
 	}
@@ -202,12 +221,7 @@ func restored(t *testing.T, d *Demo) *Demo {
 func render(t *testing.T, d *Demo) {
 	t.Helper()
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
-		for _, f := range d.Fragments(demo.View{Lang: l, SID: "s"}) {
-			var b bytes.Buffer
-			if err := f.Comp.Render(context.Background(), &b); err != nil {
-				t.Fatalf("render %s: %v", f.ID, err)
-			}
-		}
+		demotest.RenderAll(t, demo.Wrap(&Kind, d), demo.View{Lang: l, SID: "s"})
 	}
 }
 
@@ -231,7 +245,7 @@ func FuzzDemo(f *testing.F) {
 		f.Add(prog([2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opEdit, 0}, [2]byte{opAdvance, byte(i)}))
 	}
 	f.Fuzz(func(t *testing.T, prog []byte) {
-		d := runProgram(t, prog)
+		d := runProgram(t, prog, true)
 		restored(t, d)
 		render(t, d)
 	})
@@ -254,7 +268,7 @@ func TestRandomPrograms(t *testing.T) {
 				prog[i+1] = byte(rng.Intn(8))
 			}
 		}
-		d := runProgram(t, prog)
+		d := runProgram(t, prog, n%4 == 0) // the fuzzer checks the keys of many more
 		largest = max(largest, len(demo.MustJSON(d.Snapshot())))
 		if n%20 == 0 {
 			render(t, d)

@@ -21,6 +21,10 @@ import (
 type Demo struct {
 	clk sim.Clock
 	w   *engine.World // the demo's own engine; nil while it is still start
+
+	// versions are what the page's keys read beside the engine's own
+	// numbers (parts.go).
+	versions
 }
 
 // start is the starting state, built once and never changed afterwards:
@@ -104,6 +108,7 @@ func (d *Demo) Step() (engine.StepResult, error) {
 // Reset brings the demo back to its starting state; the clock goes on, and
 // the pace stays.
 func (d *Demo) Reset() {
+	d.epoch.Bump()
 	d.own().Reset()
 	d.follow()
 }

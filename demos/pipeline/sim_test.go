@@ -550,9 +550,11 @@ func TestLoadMessagesAreValid(t *testing.T) {
 	settle(t, d, time.Minute) // no loop left running
 }
 
+// mustApply carries out c as the framework does (pause and speed are its
+// own), failing on a refusal.
 func mustApply(t *testing.T, d *Demo, c demo.Command) {
 	t.Helper()
-	if err := d.Apply(c); err != nil {
+	if err := demo.Wrap(&Kind, d).Apply(c); err != nil {
 		t.Fatalf("%+v: %v", c, err)
 	}
 }

@@ -1,7 +1,11 @@
 package pipeline
 
 import (
+	"hash/maphash"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
+	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -57,18 +61,21 @@ var fixesOf = map[engine.Trap][]fixButton{
 	},
 }
 
-func trapProps(l ui.Lang, w *engine.World, p *Props) []TrapProps {
+// trapProps lays out the traps panel from the settings, the metrics m and
+// the API server's objects (what a trap's buttons name).
+func trapProps(l ui.Lang, w *engine.World, m engine.Metrics, objs []apiserver.Object) []TrapProps {
 	s := w.Settings()
-	m := p.Metrics
-	var live, deleting []AppProps // Apps not being deleted; Apps Terminating with a finalizer
-	for _, a := range p.API.Apps {
+	var live, deleting []apiserver.Object // Apps not being deleted; Apps Terminating with a finalizer
+	for _, a := range objs {
 		switch {
-		case !a.Deleting:
+		case a.Kind != apiserver.KindApp:
+		case !a.Deleting():
 			live = append(live, a)
 		case len(a.Finalizers) > 0:
 			deleting = append(deleting, a)
 		}
 	}
+	create := createName(objs)
 	out := make([]TrapProps, 0, len(engine.Traps()))
 	for _, t := range engine.Traps() {
 		key := "pp.trap." + string(t)
@@ -83,7 +90,7 @@ func trapProps(l ui.Lang, w *engine.World, p *Props) []TrapProps {
 		switch t {
 		case engine.TrapRunaway:
 			tp.Custom = s.Predicate != d.Predicate || s.StatusWrite != d.StatusWrite
-			tp.Symptom = F(l, key+".symptom", m.Total)
+			tp.Symptom = F(l, key+".symptom", m.Reconciles())
 			tp.Now = F(l, key+".now", onOff(l, s.Predicate), T(l, "pp.v.statusWrite."+string(s.StatusWrite)))
 		case engine.TrapConflict:
 			tp.Custom = s.StatusFrom != d.StatusFrom
@@ -99,17 +106,17 @@ func trapProps(l ui.Lang, w *engine.World, p *Props) []TrapProps {
 			tp.Now = F(l, key+".now", T(l, "pp.v.childWrite."+string(s.ChildWrite)))
 		case engine.TrapNotVisible:
 			tp.Custom = s.AfterCreate != d.AfterCreate
-			tp.Symptom = F(l, key+".symptom", m.Error)
+			tp.Symptom = F(l, key+".symptom", m.ReconcileError)
 			tp.Now = F(l, key+".now", T(l, "pp.v.afterCreate."+string(s.AfterCreate)))
-			tp.Trigger = createTrigger(l, "pp-try-not-visible", p.API.CreateName)
+			tp.Trigger = createTrigger(l, "pp-try-not-visible", create)
 		case engine.TrapSlowObject:
 			tp.Custom = s.Workers != d.Workers
-			tp.Symptom = F(l, key+".symptom", engine.SlowApp, engine.SlowCall.Seconds(), m.Depth)
+			tp.Symptom = F(l, key+".symptom", engine.SlowApp, engine.SlowCall.Seconds(), m.WorkqueueDepth)
 			tp.Now = F(l, key+".now", s.Workers)
-			tp.Trigger = createTrigger(l, "pp-try-slow-object", p.API.CreateName)
+			tp.Trigger = createTrigger(l, "pp-try-slow-object", create)
 		case engine.TrapStampede:
 			tp.Custom = s.Periodic != d.Periodic
-			tp.Symptom = F(l, key+".symptom", m.External)
+			tp.Symptom = F(l, key+".symptom", m.ExternalCalls)
 			tp.Now = F(l, key+".now", T(l, "pp.v.periodic."+string(s.Periodic)))
 		case engine.TrapStuckFinalizer:
 			tp.Symptom = F(l, key+".symptom", len(deleting))
@@ -129,6 +136,46 @@ func trapProps(l ui.Lang, w *engine.World, p *Props) []TrapProps {
 		out = append(out, tp)
 	}
 	return out
+}
+
+// trapsKey is what trapProps reads: the settings and the controller
+// (whether each trap is on, its settings now, its fixes in place), and for
+// each trap that is on, the number of its symptom and, when its buttons
+// name an App, the store.
+func (d *Demo) trapsKey() uint64 {
+	w := d.World()
+	on := w.ControllerOn()
+	k := demo.Mix(maphash.Comparable(keySeed, w.Settings()), demo.B(on))
+	var m engine.Metrics
+	for i, t := range engine.Traps() {
+		if !w.TrapOn(t) {
+			continue
+		}
+		if m.Workers == 0 {
+			m = w.Metrics()
+		}
+		var n int64
+		names := true // its buttons name an App: the store
+		switch t {
+		case engine.TrapRunaway:
+			n, names = m.Reconciles(), false
+		case engine.TrapConflict:
+			n = m.Conflicts
+		case engine.TrapAlreadyExists:
+			n, names = m.AlreadyExists, false
+		case engine.TrapNotVisible:
+			n = m.ReconcileError
+		case engine.TrapSlowObject:
+			n = int64(m.WorkqueueDepth)
+		case engine.TrapStampede:
+			n, names = m.ExternalCalls, false
+		}
+		k = demo.Mix(k, demo.I(i), uint64(n))
+		if names {
+			k = demo.Mix(k, d.epoch.Key(), uint64(w.ResourceVersion()))
+		}
+	}
+	return k
 }
 
 func createTrigger(l ui.Lang, id, name string) *ButtonProps {

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a-h/templ"
+
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -24,17 +27,12 @@ const (
 	flightLines = 6 // watch events on their way shown (of up to 17)
 )
 
-// Props is the demo's state as its components lay it out.
+// Props is the demo's state as its components lay it out; each fragment
+// fills only the fields it reads.
 type Props struct {
 	Lang     ui.Lang
 	ReadOnly bool // a room's follower watches but cannot act
 	On       bool // the controller runs
-	Clock    ui.ClockProps
-	Controls ui.ControlProps
-	Error    string
-	Snapshot string // JSON
-	Live     string
-	Log      []ui.LogLine
 
 	Metrics  MetricsProps
 	API      APIProps
@@ -231,31 +229,68 @@ type RowProps struct {
 	Reconciles int64
 }
 
-// props builds the demo's props in l, with the refusal errText shown.
-func (d *Demo) props(l ui.Lang, errText, role string) *Props {
+// The fragments: each builds the props it reads, from the engine's views,
+// for a viewer (a room's follower sees every button disabled).
+
+func (d *Demo) metricsFrag(v demo.View) templ.Component {
+	return metricsStrip(&Props{Lang: v.Lang, Metrics: metricsProps(d.World().Metrics())})
+}
+
+func (d *Demo) apiFrag(v demo.View) templ.Component {
 	w := d.World()
-	now := d.Now()
-	p := &Props{Lang: l, ReadOnly: role == "follower", On: w.ControllerOn(), Error: errText,
-		Clock: ui.ClockProps{Prefix: Prefix, Ms: now.Milliseconds(), Paused: d.Paused(), Speed: d.Speed().String()}}
-	p.Controls = ui.ControlProps{Prefix: Prefix, HasController: true, Controller: p.On, Paused: d.Paused(),
-		Speed: d.Speed().String(), StepText: T(l, "pp.step"), HasReset: true, Disabled: p.ReadOnly}
-	p.Metrics = metricsProps(w.Metrics())
-	objs := w.Objects()
-	p.API = apiProps(w, objs)
-	p.Cache = cacheProps(l, w, objs, now)
-	p.Queue = queueProps(l, w, p.Metrics.Depth, now)
-	p.Workers = workerProps(l, w, now)
-	events := recentEvents(w)
-	p.Writes = writeProps(l, events.writes)
+	return apiLane(&Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.Objects())})
+}
+
+func (d *Demo) cacheFrag(v demo.View) templ.Component {
+	w := d.World()
+	return cacheLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Cache: cacheProps(v.Lang, w, d.Now())})
+}
+
+func (d *Demo) queueFrag(v demo.View) templ.Component {
+	w := d.World()
+	return queueLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Queue: queueProps(v.Lang, w, w.Metrics().WorkqueueDepth, d.Now())})
+}
+
+func (d *Demo) workersFrag(v demo.View) templ.Component {
+	w := d.World()
+	return workersLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Settings: SettingsProps{Workers: w.Settings().Workers},
+		Workers: workerProps(v.Lang, w, d.Now())})
+}
+
+func (d *Demo) writesFrag(v demo.View) templ.Component {
+	return writesLane(&Props{Lang: v.Lang, Writes: writeProps(v.Lang, newestEvents(d.World(), writeLines, isWrite))})
+}
+
+func (d *Demo) settingsFrag(v demo.View) templ.Component {
+	return settingsPanel(&Props{Lang: v.Lang, ReadOnly: readOnly(v), Settings: settingsProps(d.World())})
+}
+
+func (d *Demo) trapsFrag(v demo.View) templ.Component {
+	w := d.World()
+	return trapsPanel(&Props{Lang: v.Lang, ReadOnly: readOnly(v), Traps: trapProps(v.Lang, w, w.Metrics(), w.Objects())})
+}
+
+func (d *Demo) reportFrag(v demo.View) templ.Component {
+	return reportPanel(&Props{Lang: v.Lang, Report: reportProps(v.Lang, d.World().Report())})
+}
+
+// logNewest is the log's newest lines in l.
+func (d *Demo) logNewest(l ui.Lang) []ui.LogLine {
+	return logProps(l, newestEvents(d.World(), logLines, nil))
+}
+
+// liveLine announces the latest reconcile in l.
+func (d *Demo) liveLine(l ui.Lang) string {
+	return liveText(l, newestEvents(d.World(), 1, isReconcile))
+}
+
+// readOnly reports whether v watches a room it cannot act in.
+func readOnly(v demo.View) bool { return v.Role == demo.RoleFollower }
+
+func settingsProps(w *engine.World) SettingsProps {
 	s := w.Settings()
-	p.Settings = SettingsProps{Dependency: w.Dependency(), NotReady: notReadyWire(s.NotReady),
+	return SettingsProps{Dependency: w.Dependency(), NotReady: notReadyWire(s.NotReady),
 		StatusWrite: string(s.StatusWrite), Predicate: s.Predicate, Workers: s.Workers}
-	p.Traps = trapProps(l, w, p)
-	p.Report = reportProps(l, w.Report())
-	p.Log = logProps(l, events.log)
-	p.Live = liveText(l, events.reconcile)
-	_, p.Snapshot = d.snapshot()
-	return p
 }
 
 // notReadyWire is the page's word for the engine's NotReady.
@@ -276,7 +311,6 @@ func metricsProps(m engine.Metrics) MetricsProps {
 
 func apiProps(w *engine.World, objs []apiserver.Object) APIProps {
 	p := APIProps{RV: w.ResourceVersion()}
-	taken := map[string]bool{}
 	children := map[string]apiserver.Object{} // by owner name
 	for _, o := range objs {
 		switch o.Kind {
@@ -290,7 +324,6 @@ func apiProps(w *engine.World, objs []apiserver.Object) APIProps {
 		if o.Kind != apiserver.KindApp {
 			continue
 		}
-		taken[o.Name] = true
 		a := appProps(o)
 		// The garbage collector removes a child with its owner, so every
 		// ConfigMap is under a live App.
@@ -303,13 +336,18 @@ func apiProps(w *engine.World, objs []apiserver.Object) APIProps {
 	for _, r := range w.External() {
 		p.External = append(p.External, ExternalProps{Name: r.Name, UID: r.UID, Orphan: r.Orphan})
 	}
+	p.CreateName = createName(objs)
+	return p
+}
+
+// createName returns the next free App name; "" when all exist.
+func createName(objs []apiserver.Object) string {
 	for _, n := range engine.AppNames {
-		if !taken[n] {
-			p.CreateName = n
-			break
+		if !slices.ContainsFunc(objs, func(o apiserver.Object) bool { return o.Kind == apiserver.KindApp && o.Name == n }) {
+			return n
 		}
 	}
-	return p
+	return ""
 }
 
 func appProps(o apiserver.Object) AppProps {
@@ -334,11 +372,12 @@ func nextLogLevel(cur string) string {
 	return apiserver.LogLevels[(i+1)%len(apiserver.LogLevels)]
 }
 
-func cacheProps(l ui.Lang, w *engine.World, objs []apiserver.Object, now time.Duration) CacheProps {
+func cacheProps(l ui.Lang, w *engine.World, now time.Duration) CacheProps {
 	var p CacheProps
 	if !w.ControllerOn() {
 		return p
 	}
+	objs := w.Objects()
 	type ref struct{ kind, name string }
 	store := map[ref]apiserver.Object{}
 	for _, o := range objs {
@@ -527,33 +566,25 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
 }
 
-// recent is what the page reads of the engine's event log: its newest
-// lines, its last writes and its last reconcile, each oldest first; not
-// the whole log.
-type recent struct {
-	log, writes, reconcile []engine.Event
-}
-
-func recentEvents(w *engine.World) recent {
-	r := recent{log: make([]engine.Event, 0, logLines), writes: make([]engine.Event, 0, writeLines)}
+// newestEvents returns the log's newest n events that match (every event,
+// for a nil match), oldest first: the page reads only as far back as it
+// shows, not the whole log.
+func newestEvents(w *engine.World, n int, match func(engine.Event) bool) []engine.Event {
+	out := make([]engine.Event, 0, n)
 	for e := range w.NewestEvents() {
-		if len(r.log) < logLines {
-			r.log = append(r.log, e)
+		if match == nil || match(e) {
+			out = append(out, e)
 		}
-		if e.Kind == engine.EventWrite && len(r.writes) < writeLines {
-			r.writes = append(r.writes, e)
-		}
-		if e.Kind == engine.EventReconcile && r.reconcile == nil {
-			r.reconcile = []engine.Event{e}
-		}
-		if len(r.log) == logLines && len(r.writes) == writeLines && r.reconcile != nil {
+		if len(out) == n {
 			break
 		}
 	}
-	slices.Reverse(r.log)
-	slices.Reverse(r.writes)
-	return r
+	slices.Reverse(out)
+	return out
 }
+
+func isWrite(e engine.Event) bool     { return e.Kind == engine.EventWrite }
+func isReconcile(e engine.Event) bool { return e.Kind == engine.EventReconcile }
 
 func logProps(l ui.Lang, events []engine.Event) []ui.LogLine {
 	from := max(0, len(events)-logLines)

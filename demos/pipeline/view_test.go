@@ -63,37 +63,108 @@ func refusalOf(t *testing.T, fresh func() *Demo, c demo.Command) *demo.Rejection
 	return r
 }
 
-// TestFreshFragmentsAreTheRenderedOnes: the starting state's kept HTML is
-// exactly what rendering it gives, in every language, pace and role.
+// TestFreshFragmentsAreTheRenderedOnes: the starting state's kept HTML and
+// snapshot are exactly what rendering it gives, in either language and
+// role, at every pace, in frames and in the section.
 func TestFreshFragmentsAreTheRenderedOnes(t *testing.T) {
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
-		for _, role := range []string{"", "follower"} {
+		for _, role := range []string{demo.RoleOwner, demo.RoleFollower} {
 			for _, paused := range []bool{false, true} {
 				for _, sp := range []sim.Speed{sim.Half, sim.Normal, sim.Double} {
 					v := demo.View{Lang: l, SID: "sid-" + string(l), Role: role}
-					d := NewDemo()
-					d.SetPaused(paused)
-					d.SetSpeed(sp)
-					kept := demotest.Render(t, d.Fragments(v))
-					kept2 := demotest.Render(t, d.Fragments(v)) // from the cache
-					fresh := demotest.Render(t, d.fragments(v))
-					for id, h := range fresh {
-						if kept[id] != h || kept2[id] != h {
-							t.Fatalf("%s %q paused %v speed %v: fragment %s differs from its render", l, role, paused, sp, id)
-						}
+					kept, afresh := NewDemo(), NewDemo()
+					afresh.own() // the same starting state, its own: rendered afresh
+					for _, d := range []*Demo{kept, afresh} {
+						d.SetPaused(paused)
+						d.SetSpeed(sp)
 					}
-					if len(kept) != len(fresh) {
-						t.Fatal("fragments missing")
+					want := demotest.RenderAll(t, demo.Wrap(&Kind, afresh), v)
+					wantSection := demotest.RenderOne(t, demo.Wrap(&Kind, afresh).Section(v))
+					for range 2 { // the first may fill the cache, the second reads it
+						live := demo.Wrap(&Kind, kept)
+						for id, h := range demotest.RenderAll(t, live, v) {
+							if h != want[id] {
+								t.Fatalf("%s %q paused %v speed %v: fragment %s differs from its render:\n%s\n%s", l, role, paused, sp, id, h, want[id])
+							}
+						}
+						if demotest.RenderOne(t, live.Section(v)) != wantSection {
+							t.Fatalf("%s %q paused %v speed %v: the section differs from its render", l, role, paused, sp)
+						}
 					}
 				}
 			}
 		}
 	}
-	// A demo with its own engine, or showing a refusal, renders afresh.
+	// A demo with its own engine renders afresh.
 	d := NewDemo()
 	mustApply(t, d, demo.Command{Action: "edit", Name: "app-1"})
-	if got := demotest.Render(t, d.Fragments(demo.View{Lang: ui.Ja}))["pp-api"]; !strings.Contains(got, `data-generation="2"`) {
+	if got := demotest.RenderAll(t, demo.Wrap(&Kind, d), demo.View{Lang: ui.Ja})["pp-api"]; !strings.Contains(got, `data-generation="2"`) {
 		t.Fatal("an edited demo showed the starting state")
+	}
+}
+
+// TestFramesRenderWhatChanged: a frame renders only the fragments whose
+// inputs changed: the pace only the clock, the controls and the snapshot;
+// time passing over a quiet demo only the clock and the snapshot.
+func TestFramesRenderWhatChanged(t *testing.T) {
+	live := demo.Start(&Kind, demo.Options{})
+	r := live.Renderer(demo.View{Lang: ui.Ja, SID: demotest.SID})
+	frame := func(want int, what string) {
+		t.Helper()
+		r.Renders = 0
+		if _, err := r.Frame(nil); err != nil {
+			t.Fatal(err)
+		}
+		if r.Renders != want {
+			t.Fatalf("%s: %d fragments rendered, want %d", what, r.Renders, want)
+		}
+	}
+	frame(r.Len(), "the first frame")
+	steps := []struct {
+		what string
+		cmd  demo.Command
+		wait time.Duration
+		want int
+	}{
+		{"speed", demo.Command{Action: "speed", Speed: sim.Double}, 0, 3},
+		{"pause", demo.Command{Action: "pause", On: true}, 0, 3},
+		{"resume", demo.Command{Action: "pause", On: false}, 0, 3},
+		{"an hour of a quiet demo", demo.Command{}, time.Hour, 2},
+		// The clock, the metrics, lanes ① ② ⑤ (the queue and the workers
+		// are idle again), the report, the log, the live region and the
+		// snapshot; not the settings nor the traps.
+		{"an edit and its reconcile", demo.Command{Action: "edit", Name: "app-1"}, 2 * time.Second, 9},
+		{"another quiet hour", demo.Command{}, time.Hour, 2},
+	}
+	for _, st := range steps {
+		if st.cmd.Action != "" {
+			if err := live.Apply(st.cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		live.Advance(st.wait)
+		frame(st.want, st.what)
+	}
+}
+
+// TestKeysAsTheLogForgets: the log keeps its newest events only; when the
+// last reconcile and the older writes leave it, the live region and the
+// writes lane say so, and their keys change with them.
+func TestKeysAsTheLogForgets(t *testing.T) {
+	d := NewDemo()
+	live := demo.Wrap(&Kind, d)
+	keys := demotest.NewKeys(t, live, demo.View{Lang: ui.En, SID: demotest.SID})
+	mustApply(t, d, demo.Command{Action: "controller", On: false})
+	keys.Step(t)
+	for i := range 130 { // one event each: no controller watches
+		mustApply(t, d, demo.Command{Action: "edit", Name: "app-1"})
+		if i%3 == 0 {
+			d.Advance(time.Second)
+		}
+		keys.Step(t)
+	}
+	if s := d.liveLine(ui.En); s != "" {
+		t.Fatalf("the live region still says %q", s)
 	}
 }
 
@@ -149,7 +220,7 @@ func TestEveryButtonSendsAValidAction(t *testing.T) {
 	seen := map[string]bool{}
 	for _, d := range append(busyDemos(t), NewDemo()) {
 		for _, l := range []ui.Lang{ui.Ja, ui.En} {
-			for id, h := range demotest.Render(t, d.Fragments(demo.View{Lang: l, SID: "s"})) {
+			for id, h := range demotest.RenderAll(t, demo.Wrap(&Kind, d), demo.View{Lang: l, SID: "s"}) {
 				for _, n := range demotest.Parse(t, h) {
 					for _, b := range demotest.FindAll(n, func(n *html.Node) bool { return n.Data == "button" }) {
 						_, sends := attr(b, "ws-send")
@@ -190,7 +261,7 @@ func attr(n *html.Node, key string) (string, bool) {
 // first screen and a frame stays small.
 func TestWatchEventsOnTheirWayAreCapped(t *testing.T) {
 	d := busy(t)
-	h := demotest.Render(t, d.Fragments(demo.View{Lang: ui.En}))["pp-cache"]
+	h := demotest.RenderAll(t, demo.Wrap(&Kind, d), demo.View{Lang: ui.En})["pp-cache"]
 	n := demotest.Parse(t, h)[0]
 	if got := len(demotest.ByTestID(n, "watch-event")); got != flightLines {
 		t.Fatalf("%d watch events shown, want %d", got, flightLines)
