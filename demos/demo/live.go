@@ -211,10 +211,11 @@ func (l *Live) Apply(c Command) error {
 	if frac := in.Now() % time.Millisecond; frac != 0 {
 		advanceVirtual(in, time.Millisecond-frac)
 	}
+	at := in.Now() // an action may move time on (a step to the next beat): a replay applies it where it began
 	if err := l.apply(l.cur.in, c); err != nil {
 		return err
 	}
-	if e, ok := entryOf(l.kind, c, in.Now()); ok {
+	if e, ok := entryOf(l.kind, c, at); ok {
 		l.log(e)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,14 @@ import (
 func Clicks(t *testing.T, live *demo.Live, rng *rand.Rand) []string {
 	t.Helper()
 	var out []string
-	for _, h := range RenderAll(t, live, demo.View{Lang: templates.Ja, SID: SID}) {
+	all := RenderAll(t, live, demo.View{Lang: templates.Ja, SID: SID})
+	ids := make([]string, 0, len(all))
+	for id := range all {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // the same seed, the same clicks
+	for _, id := range ids {
+		h := all[id]
 		for _, m := range wsSend.FindAllString(h, -1) {
 			if strings.Contains(m, "data-timeline") || strings.Contains(m, "room-") {
 				continue
@@ -77,8 +85,11 @@ func CheckReplay(t *testing.T, k demo.Kind, seed uint64, steps int) {
 	live := demo.Start(&k, demo.Options{})
 	view := demo.View{Lang: templates.Ja, SID: SID}
 	var moments []moment
+	// An action's moment is where it began: the state just after it, even
+	// when it moved time on (a step to the next beat).
 	record := func() {
-		at := live.Now()
+		es := live.Timeline().Entries
+		at := es[len(es)-1].At
 		m := moment{at: at, paused: live.Instance().Paused(), frags: demoFrags(t, live, view)}
 		if n := len(moments); n > 0 && moments[n-1].at == at {
 			moments[n-1] = m // the state after the last action of that millisecond

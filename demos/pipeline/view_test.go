@@ -272,3 +272,11 @@ func TestWatchEventsOnTheirWayAreCapped(t *testing.T) {
 		t.Fatalf("%d on their way; the lane says otherwise:\n%s", total, h)
 	}
 }
+
+// TestTimelineReplays: every moment just after an action replays exactly
+// from the timeline, and a link to the last one opens it.
+func TestTimelineReplays(t *testing.T) {
+	for seed := range uint64(8) {
+		demotest.CheckReplay(t, Kind, seed, 120)
+	}
+}
