@@ -51,7 +51,7 @@ func Wrap(k *Kind, in Instance) *Live {
 	walk = func(ps []Part) {
 		for _, p := range ps {
 			switch {
-			case p.class != "":
+			case p.class != "" || p.wrap != nil:
 				walk(p.parts)
 			case p.ID != "" || p.shared != notShared:
 				l.frags = append(l.frags, l.bind(p))
@@ -69,7 +69,7 @@ func (l *Live) bind(p Part) Part {
 	in := l.in
 	switch p.shared {
 	case sharedClock:
-		p.Key = func() uint64 { return Mix(uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed())) }
+		p.Key = func() uint64 { return Mix(uint64(in.Now().Milliseconds()), B(l.stopped()), uint64(in.Speed())) }
 		p.Comp = func(v View) templ.Component { return ui.Clock(v.Lang, l.clock()) }
 	case sharedControls:
 		p.ID = pre + "-controls"
@@ -97,7 +97,22 @@ const (
 )
 
 func (l *Live) clock() ui.ClockProps {
-	return ui.ClockProps{Prefix: l.kind.Prefix, Ms: l.in.Now().Milliseconds(), Paused: l.in.Paused(), Speed: l.in.Speed().String()}
+	return ui.ClockProps{Prefix: l.kind.Prefix, Ms: l.in.Now().Milliseconds(), Paused: l.stopped(), Speed: l.in.Speed().String()}
+}
+
+// Freezer is a demo whose time can stand still of itself, whatever the
+// visitor's pace (controlplane's guide moves only by its buttons): while it
+// is Frozen, its clock shows paused, and the pause button still shows the
+// visitor's choice.
+type Freezer interface{ Frozen() bool }
+
+// stopped reports whether the demo's clock stands still: paused by the
+// visitor, or frozen by the demo.
+func (l *Live) stopped() bool {
+	if f, ok := l.in.(Freezer); ok && f.Frozen() {
+		return true
+	}
+	return l.in.Paused()
 }
 
 // Switch is a demo with one controller switch (Kind.Controller).
@@ -179,6 +194,14 @@ func (l *Live) renderParts(ctx context.Context, w io.Writer, ps []Part, v View) 
 				return err
 			}
 			if _, err := io.WriteString(w, `</div>`); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.wrap != nil {
+			parts := p.parts
+			body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, parts, v) })
+			if err := p.wrap(v).Render(templ.WithChildren(ctx, body), w); err != nil {
 				return err
 			}
 			continue

@@ -43,6 +43,8 @@ type Part struct {
 	parts  []Part               // a box's parts
 	shared shared               // one of the framework's fragments
 	text   func(ui.Lang) string // the live region's sentence
+
+	wrap func(v View) templ.Component // a box of another element (Around)
 }
 
 // shared names a fragment every demo has, rendered by the framework.
@@ -69,6 +71,14 @@ func Static(comp func(v View) templ.Component) Part { return Part{Comp: comp} }
 
 // Box lays parts out inside <div class="class">.
 func Box(class string, parts ...Part) Part { return Part{class: class, parts: parts} }
+
+// Around lays parts out inside the element wrap renders, where its
+// { children... } go: a box that is not a plain <div>, such as a <section>
+// labelled by its title, or the <ul> around fragments that are <li>. What
+// wrap renders besides the parts is rendered with the page only.
+func Around(wrap func(v View) templ.Component, parts ...Part) Part {
+	return Part{wrap: wrap, parts: parts}
+}
 
 // Controls places the pace controls (the controller switch where the demo
 // has one, step, pause, speed and reset): <prefix>-controls.
