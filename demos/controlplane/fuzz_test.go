@@ -67,6 +67,18 @@ func FuzzDemo(f *testing.F) {
 		[2]byte{opSpeed, 2}, [2]byte{opAdvance, 200}))
 	f.Add(program([2]byte{opFinish, 0}, [2]byte{opReplicas, 11}, [2]byte{opNode, 0}, [2]byte{opNode, 1},
 		[2]byte{opAdvance, 250}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opReset, 0}))
+	// The guide replayed for another runtime and taken back: the same
+	// steps, other arrows.
+	f.Add(program([2]byte{opNext, 0}, [2]byte{opNext, 0}, [2]byte{opNext, 0}, [2]byte{opRuntime, 0}, [2]byte{opBack, 0},
+		[2]byte{opRuntime, 0}, [2]byte{opNext, 0}, [2]byte{opReset, 0}, [2]byte{opNext, 0}, [2]byte{opFinish, 0},
+		[2]byte{opRuntime, 0}, [2]byte{opReplicas, 6}, [2]byte{opAdvance, 30}))
+	// A node's outage to its eviction, the controller-manager stopped and
+	// started on the way, restored in the middle.
+	f.Add(program([2]byte{opFinish, 0}, [2]byte{opReplicas, 8}, [2]byte{opAdvance, 40}, [2]byte{opNode, 0},
+		[2]byte{opSkip, 0}, [2]byte{opComponent, 1}, [2]byte{opAdvance, 100}, [2]byte{opComponent, 3}, [2]byte{opSkip, 0},
+		[2]byte{opSkip, 0}, [2]byte{opRestore, 0}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0},
+		[2]byte{opAdvance, 200}, [2]byte{opKill, 0},
+		[2]byte{opStep, 0}, [2]byte{opStep, 0}, [2]byte{opNode, 4}, [2]byte{opAdvance, 100}))
 	f.Fuzz(runProgram)
 }
 
