@@ -9,7 +9,8 @@ import (
 
 // TestSpeedRendersOnlyWhatItChanges: an action that changes only the speed
 // renders the clock, the controls and the snapshot (their keys read the
-// speed) and nothing else, in every demo: a frame costs what changed.
+// speed) and the timeline (which marks the action), and nothing else, in
+// every demo: a frame costs what changed.
 func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 	for _, k := range All() {
 		t.Run(k.Name, func(t *testing.T) {
@@ -34,7 +35,7 @@ func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 			for _, f := range frame {
 				sent = append(sent, f.ID)
 			}
-			want := []string{k.Prefix + "-clock", k.Prefix + "-controls", k.Prefix + "-snapshot"}
+			want := []string{k.Prefix + "-clock", k.Prefix + "-controls", k.Prefix + "-snapshot", k.Prefix + "-timeline"}
 			if r.Renders != len(want) || len(sent) != len(want) {
 				t.Fatalf("speed 2 rendered %d fragments and sent %v, want %v", r.Renders, sent, want)
 			}

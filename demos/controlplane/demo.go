@@ -32,10 +32,12 @@ var css []byte
 // Kind describes the demo to the server. It starts at the guide's first
 // message: an empty cluster and the chapter's kubectl apply, unsent.
 var Kind = demo.Kind{
-	Name: Name, Prefix: Prefix, Chapter: "004",
-	Title:   func(l ui.Lang) string { return T(l, "cp.title") },
-	Short:   func(l ui.Lang) string { return T(l, "cp.short") },
-	Summary: func(l ui.Lang) string { return T(l, "cp.summary") },
+	Name: Name, Prefix: Prefix, Chapter: "004", Kills: true,
+	Title:    func(l ui.Lang) string { return T(l, "cp.title") },
+	Short:    func(l ui.Lang) string { return T(l, "cp.short") },
+	Summary:  func(l ui.Lang) string { return T(l, "cp.summary") },
+	Intro:    func(l ui.Lang) string { return T(l, "cp.intro") },
+	StepText: func(l ui.Lang) string { return T(l, "cp.step") },
 	Actions: map[string]demo.Action{
 		"guided-next":   {},
 		"guided-back":   {},
@@ -66,11 +68,7 @@ var Kind = demo.Kind{
 			c.Name, err = m.Choice("preset", QuizScheduler, QuizNode)
 			return err
 		}},
-		"skip":  {},
-		"step":  demo.Step,
-		"pause": demo.Pause,
-		"speed": demo.Speed,
-		"reset": demo.Reset,
+		"skip": {},
 	},
 	New:     func(demo.Options) demo.Instance { return NewDemo() },
 	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
@@ -87,9 +85,6 @@ var Kind = demo.Kind{
 // pod that is not there, a count out of range, a guide step that is not
 // there, or a skip with nothing due is refused and changes nothing.
 func (d *Demo) Apply(c demo.Command) error {
-	if demo.ApplyPace(d, c) {
-		return nil
-	}
 	refuse := func(key string, args ...any) error {
 		return demo.RefuseIn(words, demo.ReasonUnknownTarget, key, args...)
 	}
@@ -172,39 +167,78 @@ func (d *Demo) Apply(c demo.Command) error {
 	return nil
 }
 
-// Fragments renders every fragment of the demo, each owning its id.
-func (d *Demo) Fragments(v demo.View) []demo.Fragment {
-	p := d.props(v.Lang, v.Error)
-	frags := []demo.Fragment{
-		{ID: "cp-clock", Comp: ui.Clock(v.Lang, p.Clock)},
-		{ID: "cp-guide", Comp: guidePanel(p)},
-		{ID: "cp-sequence", Comp: sequencePanel(p)},
-		{ID: "cp-apply", Comp: applyPanel(p)},
-		{ID: "cp-objects", Comp: objectsList(p)},
-		{ID: "cp-components", Comp: componentsPanel(p)},
-		{ID: "cp-tray", Comp: trayPanel(p)},
+// Parts declares the demo's section: the guide and the sequence diagram on
+// one side, the cluster (kubectl's Deployment, the control plane, the nodes
+// and their pods, what comes next, the pace) on the other; under them the
+// quiz, the runtime stacks and the log. Each fragment's key is a hash of
+// the facts it reads of the cluster (facts.go).
+func (d *Demo) Parts() []demo.Part {
+	nodes := make([]demo.Part, cp.NodeCount)
+	for i, name := range cp.NodeNames() {
+		nodes[i] = demo.Fragment("cp-n-"+name, func() uint64 { return d.facts().keys.nodes[i] },
+			func(v demo.View) templ.Component { return d.nodeFrag(v, i) })
 	}
-	for _, n := range p.Nodes {
-		frags = append(frags, demo.Fragment{ID: "cp-n-" + n.Name, Comp: nodeCard(p, n)})
+	return []demo.Part{
+		demo.Box("cp-main",
+			demo.Box("cp-story",
+				demo.Fragment("cp-guide", func() uint64 { return d.facts().keys.guide }, d.guideFrag),
+				demo.Fragment("cp-sequence", func() uint64 { return d.facts().keys.sequence }, d.sequenceFrag),
+				realNote("cp.real.heartbeat"),
+			),
+			demo.Box("cp-cluster",
+				demo.Around(func(demo.View) templ.Component { return desiredBox() },
+					demo.Fragment("cp-apply", func() uint64 { return d.facts().keys.apply }, d.applyFrag),
+					demo.Fragment("cp-objects", func() uint64 { return d.facts().keys.objects }, d.objectsFrag),
+				),
+				demo.Fragment("cp-components", func() uint64 { return d.facts().keys.components }, d.componentsFrag),
+				realNote("cp.real.eviction"),
+				demo.Around(func(v demo.View) templ.Component { return nodesBox(v.Lang) },
+					demo.Fragment("cp-tray", func() uint64 { return d.facts().keys.tray }, d.trayFrag),
+					demo.Around(func(demo.View) templ.Component { return nodeList() }, nodes...),
+				),
+				realNote("cp.real.scheduler"),
+				// The skip bar: the button and the line saying what comes
+				// next, two fragments, so that the button stays put while
+				// the line changes with every message.
+				demo.Box("cp-next",
+					demo.Fragment("cp-skip", func() uint64 { return d.facts().keys.skip }, d.skipFrag),
+					demo.Fragment("cp-next-line", func() uint64 { return d.facts().keys.next }, d.nextFrag),
+				),
+				demo.Controls(),
+				demo.Error(),
+			),
+		),
+		demo.Box("cp-lower",
+			demo.Fragment("cp-quiz", func() uint64 { return d.facts().keys.quiz }, d.quizFrag),
+			demo.Box("cp-runtime-wrap",
+				demo.Fragment("cp-runtime", func() uint64 { return d.facts().keys.runtime }, d.runtimeFrag),
+				realNote("cp.real.runtime"),
+			),
+			demo.Log(Prefix, demo.LogSource{
+				Key:   func() uint64 { return d.facts().keys.log },
+				Lines: func(l ui.Lang) []ui.LogLine { return logLines(l, d.facts().events) },
+				Title: func(l ui.Lang) string { return T(l, "cp.log") },
+			}),
+		),
+		demo.LiveText(func() uint64 { return d.facts().keys.live }, d.liveText),
+		demo.Snapshot(),
 	}
-	return append(frags,
-		demo.Fragment{ID: "cp-skip", Comp: skipButton(p)},
-		demo.Fragment{ID: "cp-next-line", Comp: nextLine(p)},
-		demo.Fragment{ID: "cp-controls", Comp: ui.Controls(v.Lang, p.Controls)},
-		demo.Fragment{ID: "cp-error", Comp: ui.ErrorBox(v.Lang, Prefix, p.Error)},
-		demo.Fragment{ID: "cp-quiz", Comp: quizPanel(p)},
-		demo.Fragment{ID: "cp-runtime", Comp: runtimePanel(p)},
-		demo.Fragment{ID: "cp-log", Comp: ui.Log(v.Lang, Prefix, T(v.Lang, "cp.log"), p.Log)},
-		demo.Fragment{ID: "cp-live", Comp: ui.Live(Prefix, p.LiveText)},
-		demo.Fragment{ID: "cp-snapshot", Comp: ui.Snapshot(Prefix, v.SID, p.Snapshot)},
-	)
 }
 
-// Section renders the whole demo for a page.
-func (d *Demo) Section(v demo.View) templ.Component {
-	p := d.props(v.Lang, v.Error)
-	return section(ui.DemoProps{Kind: Name, Prefix: Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role, Kills: true,
-		Title: T(v.Lang, "cp.title"), Intro: T(v.Lang, "cp.intro"), Clock: p.Clock}, p)
+// realNote is a one-line note where the demo simplifies real Kubernetes.
+func realNote(key string) demo.Part {
+	return demo.Static(func(v demo.View) templ.Component { return realLine(T(v.Lang, key)) })
 }
 
-var _ demo.Instance = (*Demo)(nil)
+// Frozen reports whether time stands still whatever the pace: during the
+// guide, whose messages move only with its buttons, the page's clock shows
+// paused.
+func (d *Demo) Frozen() bool { return !d.Live() }
+
+// SnapshotJSON returns the snapshot the page keeps.
+func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
+
+var (
+	_ demo.Instance = (*Demo)(nil)
+	_ demo.Freezer  = (*Demo)(nil)
+)

@@ -140,9 +140,10 @@ func startsLike(got, want string) bool {
 // Every accepted command does what its name says.
 func TestAcceptedCommands(t *testing.T) {
 	d := NewDemo()
+	live := demo.Wrap(&Kind, d)
 	apply := func(c demo.Command) {
 		t.Helper()
-		if err := d.Apply(c); err != nil {
+		if err := live.Apply(c); err != nil {
 			t.Fatalf("%+v: %v", c, err)
 		}
 	}

@@ -274,7 +274,8 @@ var laneLines = map[string][2]string{
 // controller's lane too and the last DiagramSize messages, each at its
 // arrival time.
 func (d *Demo) sequence(l ui.Lang) SeqProps {
-	live := d.Live()
+	r := d.facts()
+	live := r.live
 	lanes := lanesFor(live)
 	xs := laneX(lanes)
 	p := SeqProps{Mode: "guide", W: seqW, H: seqHeight(cp.GuideSteps), Title: T(l, "cp.seq.title"), Empty: T(l, "cp.seq.empty"),
@@ -293,7 +294,7 @@ func (d *Demo) sequence(l ui.Lang) SeqProps {
 		p.Lanes = append(p.Lanes, LaneProps{Name: name, X: xs[name], Line1: ln[0], Line2: ln[1], Font: font,
 			Hub: name == cp.LaneAPIServer, Stopped: stopped[name]})
 	}
-	msgs := d.cl().Messages()
+	msgs := r.msgs
 	for i, m := range msgs {
 		if _, ok := xs[m.From]; !ok {
 			continue
@@ -310,10 +311,10 @@ func (d *Demo) sequence(l ui.Lang) SeqProps {
 		p.Rows = append(p.Rows, a)
 	}
 	if !live {
-		if next := d.cl().InFlight(); len(next) > 0 {
-			g := arrow(l, next[0], len(msgs), xs, strconv.Itoa(len(msgs)+1))
+		if next := r.ghost; next != nil {
+			g := arrow(l, *next, len(msgs), xs, strconv.Itoa(len(msgs)+1))
 			g.Label = F(l, "cp.seq.next", g.Label)
-			g.LabelX = clampLabel((xs[next[0].From]+xs[next[0].To])/2, textWidth(g.Label, labelFont))
+			g.LabelX = clampLabel((xs[next.From]+xs[next.To])/2, textWidth(g.Label, labelFont))
 			p.Ghost = &g
 		}
 		p.Desc = F(l, "cp.seq.desc.guide", len(p.Rows), cp.GuideSteps)
@@ -328,11 +329,12 @@ func (d *Demo) sequence(l ui.Lang) SeqProps {
 // controller-manager, the kubelets of stopped nodes. During the guide
 // everything runs.
 func (d *Demo) stoppedLanes(l ui.Lang) map[string]string {
+	r := d.facts()
 	out := map[string]string{}
-	if !d.Live() {
+	if !r.live {
 		return out
 	}
-	for _, c := range d.cl().Components() {
+	for _, c := range r.comps {
 		if c.Running {
 			continue
 		}
@@ -346,8 +348,8 @@ func (d *Demo) stoppedLanes(l ui.Lang) map[string]string {
 		}
 	}
 	down := 0
-	for _, n := range d.cl().Nodes() {
-		if !n.Kubelet {
+	for _, cd := range r.cards {
+		if !cd.view.Kubelet {
 			down++
 		}
 	}

@@ -1,15 +1,15 @@
 package controlplane
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -67,20 +67,47 @@ func FuzzDemo(f *testing.F) {
 		[2]byte{opSpeed, 2}, [2]byte{opAdvance, 200}))
 	f.Add(program([2]byte{opFinish, 0}, [2]byte{opReplicas, 11}, [2]byte{opNode, 0}, [2]byte{opNode, 1},
 		[2]byte{opAdvance, 250}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opReset, 0}))
-	f.Fuzz(func(t *testing.T, prog []byte) {
-		if len(prog) > 2*maxOps {
-			prog = prog[:2*maxOps]
-		}
-		d := NewDemo()
-		for i := 0; i+1 < len(prog); i += 2 {
-			d = runOp(t, d, prog[i]%numOps, prog[i+1])
-			checkInvariants(t, d, i/2)
-		}
-	})
+	// The guide replayed for another runtime and taken back: the same
+	// steps, other arrows.
+	f.Add(program([2]byte{opNext, 0}, [2]byte{opNext, 0}, [2]byte{opNext, 0}, [2]byte{opRuntime, 0}, [2]byte{opBack, 0},
+		[2]byte{opRuntime, 0}, [2]byte{opNext, 0}, [2]byte{opReset, 0}, [2]byte{opNext, 0}, [2]byte{opFinish, 0},
+		[2]byte{opRuntime, 0}, [2]byte{opReplicas, 6}, [2]byte{opAdvance, 30}))
+	// A node's outage to its eviction, the controller-manager stopped and
+	// started on the way, restored in the middle.
+	f.Add(program([2]byte{opFinish, 0}, [2]byte{opReplicas, 8}, [2]byte{opAdvance, 40}, [2]byte{opNode, 0},
+		[2]byte{opSkip, 0}, [2]byte{opComponent, 1}, [2]byte{opAdvance, 100}, [2]byte{opComponent, 3}, [2]byte{opSkip, 0},
+		[2]byte{opSkip, 0}, [2]byte{opRestore, 0}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0}, [2]byte{opSkip, 0},
+		[2]byte{opAdvance, 200}, [2]byte{opKill, 0},
+		[2]byte{opStep, 0}, [2]byte{opStep, 0}, [2]byte{opNode, 4}, [2]byte{opAdvance, 100}))
+	f.Fuzz(runProgram)
 }
 
-func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
+func runProgram(t *testing.T, prog []byte) {
+	if len(prog) > 2*maxOps {
+		prog = prog[:2*maxOps]
+	}
+	live := demo.Wrap(&Kind, NewDemo())
+	// The page's frames render a fragment only when its key changes: the
+	// keys must change whenever the HTML does.
+	view := demo.View{Lang: []ui.Lang{ui.Ja, ui.En}[len(prog)/2%2], SID: demotest.SID}
+	keys := demotest.NewKeys(t, live, view)
+	for i := 0; i+1 < len(prog); i += 2 {
+		next := runOp(t, live, prog[i]%numOps, prog[i+1])
+		if next != live { // restored: a new demo, and a new page
+			live = next
+			keys = demotest.NewKeys(t, live, view)
+		}
+		keys.Step(t)
+		checkInvariants(t, live, i/2)
+	}
+}
+
+// runOp carries out one operation on a live demo, as the page's session
+// does, and returns the live demo that follows (another one after a
+// restore).
+func runOp(t *testing.T, live *demo.Live, op, arg byte) *demo.Live {
 	t.Helper()
+	d := live.Instance().(*Demo)
 	var c demo.Command
 	switch op {
 	case opNext:
@@ -114,23 +141,23 @@ func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
 	case opStep:
 		c = demo.Command{Action: "step"}
 	case opAdvance:
-		advance(t, d, time.Duration(arg)*97013*time.Microsecond+time.Duration(arg)%7)
-		return d
+		advance(t, live, time.Duration(arg)*97013*time.Microsecond+time.Duration(arg)%7)
+		return live
 	case opPause:
 		c = demo.Command{Action: "pause", On: arg%2 == 1}
 	case opSpeed:
 		c = demo.Command{Action: "speed", Speed: sim.Speed(arg % 3)}
 	case opRestore:
-		return roundTrip(t, d)
+		return demo.Wrap(&Kind, roundTrip(t, d))
 	case opReset:
 		if arg != 0 {
-			return d
+			return live
 		}
 		c = demo.Command{Action: "reset"}
 	}
 	before := demo.MustJSON(d.Snapshot())
 	n := d.Reconciles()
-	err := d.Apply(c)
+	err := live.Apply(c)
 	var r *demo.Rejection
 	switch {
 	case err == nil:
@@ -144,13 +171,14 @@ func runOp(t *testing.T, d *Demo, op, arg byte) *Demo {
 	if d.Reconciles() < n {
 		t.Fatalf("%+v: reconciles went down %d → %d", c, n, d.Reconciles())
 	}
-	return d
+	return live
 }
 
 // advance lets real time pass, checking NextDue against what happens: with
 // nothing due, nothing the page shows changes.
-func advance(t *testing.T, d *Demo, dt time.Duration) {
+func advance(t *testing.T, live *demo.Live, dt time.Duration) {
 	t.Helper()
+	d := live.Instance().(*Demo)
 	due, ok := d.NextDue()
 	if (d.Paused() || !d.Live()) && ok {
 		t.Fatalf("due %v while paused or during the guide", due)
@@ -160,7 +188,7 @@ func advance(t *testing.T, d *Demo, dt time.Duration) {
 	}
 	before := observable(d)
 	now := d.Now()
-	d.Advance(dt)
+	live.Advance(dt)
 	switch {
 	case d.Paused() || !d.Live():
 		if d.Now() != now || observable(d) != before {
@@ -196,8 +224,9 @@ func observable(d *Demo) string {
 	return string(b)
 }
 
-func checkInvariants(t *testing.T, d *Demo, step int) {
+func checkInvariants(t *testing.T, live *demo.Live, step int) {
 	t.Helper()
+	d := live.Instance().(*Demo)
 	checkClock(t, d)
 	if pods := d.Cluster().Pods(); len(pods) > cp.MaxPods {
 		t.Fatalf("op %d: %d pods", step, len(pods))
@@ -216,17 +245,12 @@ func checkInvariants(t *testing.T, d *Demo, step int) {
 	}
 	if step%8 == 0 {
 		for _, l := range []ui.Lang{ui.Ja, ui.En} {
-			var b bytes.Buffer
-			for _, f := range d.Fragments(demo.View{Lang: l, SID: "s"}) {
-				b.Reset()
-				if err := f.Comp.Render(context.Background(), &b); err != nil {
-					t.Fatalf("op %d: render %s: %v", step, f.ID, err)
+			for id, h := range demotest.RenderAll(t, live, demo.View{Lang: l, SID: "s"}) {
+				if strings.Contains(h, "%!") {
+					t.Fatalf("op %d: %s has a format error: %s", step, id, h)
 				}
-				if bytes.Contains(b.Bytes(), []byte("%!")) {
-					t.Fatalf("op %d: %s has a format error: %s", step, f.ID, b.String())
-				}
-				if m := missingKey.Find(b.Bytes()); m != nil {
-					t.Fatalf("op %d: %s shows the key %s", step, f.ID, m)
+				if m := missingKey.FindString(h); m != "" {
+					t.Fatalf("op %d: %s shows the key %s", step, id, m)
 				}
 			}
 		}

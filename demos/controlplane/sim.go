@@ -53,6 +53,9 @@ type Demo struct {
 	// for metrics; it never goes down, not even on Reset.
 	reconciles int
 	lastSeq    int // the newest message Seq counted in reconciles
+	// seen is what the page's fragments read of the cluster (facts.go),
+	// read again after every change.
+	seen reading
 }
 
 // NewDemo returns the guide's starting state: an empty cluster, the
@@ -87,7 +90,11 @@ func (d *Demo) own() *cp.Cluster {
 // sync rebuilds the clock at the engine's time, keeping the pace, and counts
 // the messages sent since the last sync.
 func (d *Demo) sync() {
-	d.clk = sim.NewClock(d.cl().Now(), d.clk.Paused(), d.clk.Speed())
+	d.seen.fresh = false // the fragments read the cluster again
+	// The demo's clock is all the time given to the cluster, the rest under
+	// a millisecond included: the framework sees it, and carries out an
+	// action on a whole millisecond, where a replay meets it.
+	d.clk = sim.NewClock(d.cl().Elapsed(), d.clk.Paused(), d.clk.Speed())
 	seq := d.newestSeq()
 	if seq > d.lastSeq {
 		d.reconciles += seq - d.lastSeq

@@ -2,10 +2,12 @@ package controlplane
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -54,8 +56,8 @@ func node(d *Demo, name string) cp.NodeView {
 // The clock and the engine share one time: every change keeps them equal.
 func checkClock(t *testing.T, d *Demo) {
 	t.Helper()
-	if d.clk.Now() != d.Cluster().Now() {
-		t.Fatalf("clock %v, engine %v", d.clk.Now(), d.Cluster().Now())
+	if d.clk.Now() != d.Cluster().Elapsed() {
+		t.Fatalf("clock %v, engine %v", d.clk.Now(), d.Cluster().Elapsed())
 	}
 }
 
@@ -72,8 +74,9 @@ func TestGuideTimeStandsStill(t *testing.T) {
 		if d.Now() != before || d.Cluster().Guide().Step != step {
 			t.Fatalf("step %d: an hour moved the guide to %v, step %d", step, d.Now(), d.Cluster().Guide().Step)
 		}
-		if p := d.props(ui.Ja, ""); !p.Clock.Paused {
-			t.Fatalf("step %d: the page's clock runs during the guide", step)
+		page := demotest.RenderAll(t, demo.Wrap(&Kind, d), demo.View{Lang: ui.Ja})
+		if !strings.Contains(page["cp-clock"], `data-paused="true"`) || strings.Contains(page["cp-controls"], `data-testid="pause" data-key=" " aria-pressed="true"`) {
+			t.Fatalf("step %d: the page's clock runs during the guide, or its pause button is pressed:\n%s\n%s", step, page["cp-clock"], page["cp-controls"])
 		}
 		if _, err := d.Next(); err != nil {
 			t.Fatal(err)
@@ -138,32 +141,32 @@ func TestGuideNextAndBack(t *testing.T) {
 // legend says: solid for writes and CRI calls, dotted for watch events.
 func TestGuideCaptionsAndArrows(t *testing.T) {
 	d := NewDemo()
-	p := d.props(ui.Ja, "")
-	if p.Guide.Step != 0 || p.Guide.Label != "" || p.Seq.Ghost == nil || p.Seq.Ghost.Label != "次: POST Deployment" {
-		t.Fatalf("the guide's start: %+v, ghost %+v", p.Guide, p.Seq.Ghost)
+	g, seq := d.guide(ui.Ja), d.sequence(ui.Ja)
+	if g.Step != 0 || g.Label != "" || seq.Ghost == nil || seq.Ghost.Label != "次: POST Deployment" {
+		t.Fatalf("the guide's start: %+v, ghost %+v", g, seq.Ghost)
 	}
 	for n := 1; n <= cp.GuideSteps; n++ {
 		_, _ = d.Next()
-		p := d.props(ui.Ja, "")
+		g, seq := d.guide(ui.Ja), d.sequence(ui.Ja)
 		info, _ := cp.GuideStepInfo(n)
-		if p.Guide.Step != n || p.Guide.Object != info.Caption.Object || p.Guide.After != info.Caption.After {
-			t.Fatalf("step %d: %+v", n, p.Guide)
+		if g.Step != n || g.Object != info.Caption.Object || g.After != info.Caption.After {
+			t.Fatalf("step %d: %+v", n, g)
 		}
-		if len(p.Seq.Rows) != n || !p.Seq.Rows[n-1].New || p.Seq.Rows[n-1].Kind != info.Kind {
-			t.Fatalf("step %d: rows %+v", n, p.Seq.Rows)
+		if len(seq.Rows) != n || !seq.Rows[n-1].New || seq.Rows[n-1].Kind != info.Kind {
+			t.Fatalf("step %d: rows %+v", n, seq.Rows)
 		}
-		if (n < cp.GuideSteps) != (p.Seq.Ghost != nil) {
-			t.Fatalf("step %d: ghost %+v", n, p.Seq.Ghost)
+		if (n < cp.GuideSteps) != (seq.Ghost != nil) {
+			t.Fatalf("step %d: ghost %+v", n, seq.Ghost)
 		}
-		if n == 1 && (p.Guide.Label != "POST Deployment" || p.Guide.Head != "Deployment: 無し → 作成要求") {
-			t.Fatalf("step 1 reads %q, %q", p.Guide.Label, p.Guide.Head)
+		if n == 1 && (g.Label != "POST Deployment" || g.Head != "Deployment: 無し → 作成要求") {
+			t.Fatalf("step 1 reads %q, %q", g.Label, g.Head)
 		}
 	}
 	want := []string{"POST Deployment", "ADDED Deployment", "POST ReplicaSet", "ADDED ReplicaSet", "POST Pod ×3",
 		`ADDED Pod ×3 nodeName=""`, "POST Binding ×3", "ADDED Pod ×3", "RunPodSandbox + PullImage ×3",
 		"CreateContainer + StartContainer ×3", "PATCH Pod status ×3"}
 	var got []string
-	for _, a := range d.props(ui.En, "").Seq.Rows {
+	for _, a := range d.sequence(ui.En).Rows {
 		got = append(got, a.Label)
 	}
 	if !slices.Equal(got, want) {
@@ -179,8 +182,7 @@ func TestRuntimeHopsOnTheArrow(t *testing.T) {
 		_, _ = d.Next()
 	}
 	must(t, d.SetRuntime(cp.RuntimeDockershim))
-	p := d.props(ui.En, "")
-	last := p.Seq.Rows[8]
+	last := d.sequence(ui.En).Rows[8]
 	if last.Kind != cp.KindCRI || len(last.Via) != 2 || last.Via[0].Label != "dockershim" || last.Via[1].Label != "dockerd" {
 		t.Fatalf("the CRI arrow through dockershim: %+v", last)
 	}
@@ -191,8 +193,8 @@ func TestRuntimeHopsOnTheArrow(t *testing.T) {
 		t.Fatalf("pulled %q", m.Image)
 	}
 	must(t, d.SetRuntime(cp.RuntimeContainerd))
-	if p := d.props(ui.En, ""); len(p.Seq.Rows[8].Via) != 0 {
-		t.Fatalf("containerd's arrow has hops: %+v", p.Seq.Rows[8])
+	if rows := d.sequence(ui.En).Rows; len(rows[8].Via) != 0 {
+		t.Fatalf("containerd's arrow has hops: %+v", rows[8])
 	}
 }
 
@@ -280,13 +282,12 @@ func TestNodeOutageCountdownsEndWhenTheEngineActs(t *testing.T) {
 	must(t, d.SetNode(name, false))
 	lastRenew := node(d, name).LastRenew
 
-	p := d.props(ui.Ja, "")
-	n := p.Nodes[0]
+	n, next := d.node(ui.Ja, 0), d.next(ui.Ja)
 	if n.ETA == nil || n.ETA.At != (lastRenew+cp.NodeMonitorGracePeriod).Milliseconds() {
 		t.Fatalf("the Unknown countdown ends at %+v, want %v", n.ETA, lastRenew+cp.NodeMonitorGracePeriod)
 	}
-	if p.Next.Kind != cp.DueNodeUnknown || p.Next.ETA.At != n.ETA.At {
-		t.Fatalf("the skip line says %+v", p.Next)
+	if next.Kind != cp.DueNodeUnknown || next.ETA.At != n.ETA.At {
+		t.Fatalf("the skip line says %+v", next)
 	}
 	must(t, d.Skip())
 	if d.Now() != lastRenew+cp.NodeMonitorGracePeriod {
@@ -302,10 +303,9 @@ func TestNodeOutageCountdownsEndWhenTheEngineActs(t *testing.T) {
 			old[pod.Name] = true
 		}
 	}
-	p = d.props(ui.Ja, "")
-	evictAt := p.Nodes[0].ETA
-	if evictAt == nil || p.Next.Kind != cp.DueEviction || p.Next.ETA.At != evictAt.At {
-		t.Fatalf("the eviction countdown %+v, skip line %+v", evictAt, p.Next)
+	evictAt, next := d.node(ui.Ja, 0).ETA, d.next(ui.Ja)
+	if evictAt == nil || next.Kind != cp.DueEviction || next.ETA.At != evictAt.At {
+		t.Fatalf("the eviction countdown %+v, skip line %+v", evictAt, next)
 	}
 	must(t, d.Skip())
 	if d.Now().Milliseconds() != evictAt.At {
@@ -326,7 +326,7 @@ func TestNodeOutageCountdownsEndWhenTheEngineActs(t *testing.T) {
 	if running != 5 {
 		t.Fatalf("%d Running after the eviction, want 5: %+v", running, d.Cluster().Pods())
 	}
-	if got := d.props(ui.Ja, "").Nodes[0]; got.ETA != nil || got.Note == "" {
+	if got := d.node(ui.Ja, 0); got.ETA != nil || got.Note == "" {
 		t.Fatalf("the dead node after the eviction: %+v", got)
 	}
 }
@@ -341,16 +341,15 @@ func TestSchedulerOutagePreset(t *testing.T) {
 		t.Fatal("the preset did not finish the guide")
 	}
 	settle(t, d)
-	p := d.props(ui.Ja, "")
-	if len(p.Unscheduled) != 2 || p.TrayNote != T(ui.Ja, "cp.tray.stopped") {
-		t.Fatalf("tray %+v note %q", p.Unscheduled, p.TrayNote)
+	if tray, note := d.tray(ui.Ja); len(tray) != 2 || note != T(ui.Ja, "cp.tray.stopped") {
+		t.Fatalf("tray %+v note %q", tray, note)
 	}
 	restart := d.Now() + d.Cluster().Components()[0].RestartIn
-	if c := p.Components[0]; c.Running || c.ETA == nil || c.ETA.At != restart.Milliseconds() {
+	if c := d.components(ui.Ja)[0]; c.Running || c.ETA == nil || c.ETA.At != restart.Milliseconds() {
 		t.Fatalf("the scheduler's row %+v", c)
 	}
-	if p.Next.Kind != cp.DueRestart {
-		t.Fatalf("the skip line says %+v", p.Next)
+	if next := d.next(ui.Ja); next.Kind != cp.DueRestart {
+		t.Fatalf("the skip line says %+v", next)
 	}
 	must(t, d.Skip())
 	if d.Now() != restart {
@@ -360,7 +359,7 @@ func TestSchedulerOutagePreset(t *testing.T) {
 	if ph := phases(d); ph[cp.PhaseRunning] != 5 || len(d.Cluster().Pods()) != 5 {
 		t.Fatalf("after the minute: %+v", d.Cluster().Pods())
 	}
-	if p := d.props(ui.Ja, ""); !p.Components[0].Running || len(p.Unscheduled) != 0 {
+	if tray, _ := d.tray(ui.Ja); !d.components(ui.Ja)[0].Running || len(tray) != 0 {
 		t.Fatal("the scheduler did not come back")
 	}
 }
@@ -384,8 +383,7 @@ func TestControllerManagerStopped(t *testing.T) {
 	if len(d.Cluster().Pods()) != 2 {
 		t.Fatalf("the killed pod was replaced: %+v", d.Cluster().Pods())
 	}
-	p := d.props(ui.Ja, "")
-	if n := p.Nodes[2]; n.Ready != "True" || n.Note != T(ui.Ja, "cp.node.cm-stopped") || n.ETA != nil {
+	if n := d.node(ui.Ja, 2); n.Ready != "True" || n.Note != T(ui.Ja, "cp.node.cm-stopped") || n.ETA != nil {
 		t.Fatalf("node-3 with the controller-manager stopped: %+v", n)
 	}
 	must(t, d.SetComponent(cp.ProcessControllerManager, true))

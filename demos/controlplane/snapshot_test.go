@@ -75,7 +75,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	must(t, d.Skip())
 	settle(t, d)
 	r = roundTrip(t, d)
-	if p := r.props(ui.Ja, ""); p.Next.Kind != d.props(ui.Ja, "").Next.Kind {
+	if r.next(ui.Ja).Kind != d.next(ui.Ja).Kind {
 		t.Fatal("the restored demo waits for something else")
 	}
 }

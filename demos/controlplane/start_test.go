@@ -1,12 +1,11 @@
 package controlplane
 
 import (
-	"bytes"
-	"context"
 	"sync"
 	"testing"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -28,26 +27,25 @@ func TestUntouchedDemosShareTheStart(t *testing.T) {
 		t.Fatal("start differs from a new cluster")
 	}
 	d := NewDemo()
+	live := demo.Wrap(&Kind, d)
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
-		for _, f := range d.Fragments(demo.View{Lang: l, SID: "s"}) {
-			if err := f.Comp.Render(context.Background(), &bytes.Buffer{}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		v := demo.View{Lang: l, SID: "s"}
+		demotest.RenderAll(t, live, v)
+		demotest.RenderOne(t, live.Section(v))
 	}
-	d.Advance(3600e9)
-	d.NextDue()
-	must(t, d.Apply(demo.Command{Action: "pause", On: true}))
-	must(t, d.Apply(demo.Command{Action: "pause", On: false}))
+	live.Advance(3600e9)
+	live.NextDue()
+	must(t, live.Apply(demo.Command{Action: "pause", On: true}))
+	must(t, live.Apply(demo.Command{Action: "pause", On: false}))
 	if d.c != nil {
 		t.Fatal("viewing, waiting and pausing an untouched demo made it a cluster of its own")
 	}
 	for op := byte(opNext); op <= opReset; op++ {
 		for _, arg := range []byte{0, 1, 2, 5, 7} {
-			d := NewDemo()
-			d = runOp(t, d, op, arg)
+			live := demo.Wrap(&Kind, NewDemo())
+			live = runOp(t, live, op, arg)
 			for i := range 3 { // and a few more, from wherever that left it
-				d = runOp(t, d, byte(i*5+int(arg))%(opReset+1), arg)
+				live = runOp(t, live, byte(i*5+int(arg))%(opReset+1), arg)
 			}
 			if got := startState(t); got != want {
 				t.Fatalf("op %d arg %d changed the shared start:\n got %s\nwant %s", op, arg, got, want)
@@ -83,16 +81,14 @@ func TestStartIsReadConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
-			d := NewDemo()
-			v := demo.View{Lang: ui.Ja, SID: "s"}
+			live := demo.Wrap(&Kind, NewDemo())
+			r := live.Renderer(demo.View{Lang: ui.Ja, SID: "s"})
 			for j := range 20 {
-				for _, f := range d.Fragments(v) {
-					if err := f.Comp.Render(context.Background(), &bytes.Buffer{}); err != nil {
-						t.Error(err)
-					}
+				if _, err := r.All(); err != nil {
+					t.Error(err)
 				}
 				if i%2 == 1 && j == 10 {
-					if err := d.Apply(demo.Command{Action: "guided-next"}); err != nil {
+					if err := live.Apply(demo.Command{Action: "guided-next"}); err != nil {
 						t.Error(err)
 					}
 				}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
+
+	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
@@ -15,7 +16,8 @@ import (
 // sentence comes from the catalog, so the same state reads in either
 // language.
 
-// Props is the demo's state as its components lay it out.
+// Props is the demo's state as its components lay it out; each fragment
+// fills only the fields it reads.
 type Props struct {
 	Lang        ui.Lang
 	Live        bool // the guide is over: the cluster runs and takes commands
@@ -23,18 +25,11 @@ type Props struct {
 	Seq         SeqProps
 	Desired     DesiredProps
 	Components  []CompProps
-	Nodes       []NodeProps
 	Unscheduled []PodProps
 	TrayNote    string
 	Next        NextProps
 	Quiz        []QuizProps
 	Runtime     RuntimeProps
-	Controls    ui.ControlProps
-	Clock       ui.ClockProps
-	Log         []ui.LogLine
-	LiveText    string
-	Error       string
-	Snapshot    string // JSON
 }
 
 // GuideProps is the guide's bar: where it is, what the last message
@@ -147,32 +142,62 @@ type StackProps struct {
 	Active  bool
 }
 
-// props builds the demo's props in l, with the refusal errText shown.
-func (d *Demo) props(l ui.Lang, errText string) *Props {
-	live := d.Live()
-	p := &Props{Lang: l, Live: live, Error: errText,
-		Controls: ui.ControlProps{Prefix: Prefix, Paused: d.Paused(), Speed: d.Speed().String(),
-			StepText: T(l, "cp.step"), HasReset: true},
-		Clock: ui.ClockProps{Prefix: Prefix, Ms: d.Now().Milliseconds(), Paused: d.Paused() || !live,
-			Speed: d.Speed().String()}}
-	snap := d.cl().Snapshot()
-	p.Snapshot = demo.MustJSON(d.Snapshot())
-	p.Guide = d.guide(l)
-	p.Seq = d.sequence(l)
-	p.Desired = d.desired(l)
-	p.Components = d.components(l)
-	p.Nodes, p.Unscheduled, p.TrayNote = d.nodes(l, snap.Live)
-	p.Next = d.next(l)
-	p.Quiz = d.quizzes(l)
-	p.Runtime = runtimeProps(l, d.cl().Runtime())
-	p.Log = logLines(l, ui.Newest(d.cl().Events()))
-	p.LiveText = d.liveText(l, p)
-	return p
+// The fragments' components, each with the props it reads, built from the
+// demo's reading of the cluster (facts.go).
+
+func (d *Demo) guideFrag(v demo.View) templ.Component {
+	return guidePanel(&Props{Lang: v.Lang, Live: d.facts().live, Guide: d.guide(v.Lang)})
+}
+
+func (d *Demo) sequenceFrag(v demo.View) templ.Component {
+	return sequencePanel(&Props{Lang: v.Lang, Seq: d.sequence(v.Lang)})
+}
+
+func (d *Demo) applyFrag(v demo.View) templ.Component {
+	r := d.facts()
+	return applyPanel(&Props{Lang: v.Lang, Desired: DesiredProps{Replicas: r.replicas, Max: cp.MaxReplicas,
+		Sent: r.guide.Step >= 1, Locked: !r.live}})
+}
+
+func (d *Demo) objectsFrag(v demo.View) templ.Component {
+	return objectsList(&Props{Lang: v.Lang, Desired: d.objects(v.Lang)})
+}
+
+func (d *Demo) componentsFrag(v demo.View) templ.Component {
+	return componentsPanel(&Props{Lang: v.Lang, Components: d.components(v.Lang)})
+}
+
+func (d *Demo) trayFrag(v demo.View) templ.Component {
+	p := &Props{Lang: v.Lang}
+	p.Unscheduled, p.TrayNote = d.tray(v.Lang)
+	return trayPanel(p)
+}
+
+// nodeFrag renders node i's card.
+func (d *Demo) nodeFrag(v demo.View, i int) templ.Component {
+	return nodeCard(&Props{Lang: v.Lang}, d.node(v.Lang, i))
+}
+
+func (d *Demo) skipFrag(v demo.View) templ.Component {
+	return skipButton(&Props{Lang: v.Lang, Next: NextProps{Due: d.facts().due.ok}})
+}
+
+func (d *Demo) nextFrag(v demo.View) templ.Component {
+	return nextLine(&Props{Lang: v.Lang, Next: d.next(v.Lang)})
+}
+
+func (d *Demo) quizFrag(v demo.View) templ.Component {
+	return quizPanel(&Props{Lang: v.Lang, Quiz: d.quizzes(v.Lang)})
+}
+
+func (d *Demo) runtimeFrag(v demo.View) templ.Component {
+	return runtimePanel(&Props{Lang: v.Lang, Runtime: runtimeProps(v.Lang, d.facts().runtime)})
 }
 
 // guide builds the guide's bar.
 func (d *Demo) guide(l ui.Lang) GuideProps {
-	g := d.cl().Guide()
+	r := d.facts()
+	g := r.guide
 	p := GuideProps{Step: g.Step, Total: g.Total, CanNext: g.Step < g.Total, CanBack: g.CanBack && g.Step < g.Total,
 		Head: T(l, "guide.0.head"), Text: T(l, "guide.0.text")}
 	current := 0
@@ -181,22 +206,22 @@ func (d *Demo) guide(l ui.Lang) GuideProps {
 		p.Object, p.Before, p.After = s.Caption.Object, s.Caption.Before, s.Caption.After
 		current = s.ChapterStep
 	}
-	if msgs := d.cl().Messages(); g.Step > 0 && len(msgs) > 0 {
+	if msgs := r.msgs; g.Step > 0 && len(msgs) > 0 {
 		last := msgs[len(msgs)-1]
 		p.Label = label(last)
-		if d.Live() && last.Step == 0 {
+		if r.live && last.Step == 0 {
 			// Live, the caption follows the newest message.
 			p.Head, p.Text = T(l, "guide.live.head"), messageText(l, last)
 			p.Object, p.Before, p.After = "", "", ""
 		}
 	}
-	if next := d.cl().InFlight(); p.CanNext && len(next) > 0 {
-		p.NextLabel = label(next[0])
+	if p.CanNext && r.ghost != nil {
+		p.NextLabel = label(*r.ghost)
 	}
 	for n := 1; n <= 5; n++ {
 		st := "todo"
 		switch {
-		case d.Live() || n < current:
+		case r.live || n < current:
 			st = "done"
 		case n == current:
 			st = "current"
@@ -206,42 +231,29 @@ func (d *Demo) guide(l ui.Lang) GuideProps {
 	return p
 }
 
-// desired builds kubectl's panel and the objects' summary.
-func (d *Demo) desired(l ui.Lang) DesiredProps {
-	p := DesiredProps{Replicas: d.cl().Replicas(), Max: cp.MaxReplicas, Locked: !d.Live(),
-		Deployment: T(l, "cp.obj.none"), ReplicaSet: T(l, "cp.obj.none")}
-	g := d.cl().Guide()
-	p.Sent = g.Step >= 1
-	if p.Sent {
-		p.Deployment = F(l, "cp.obj.replicas", d.cl().Replicas())
+// objects builds the summary of the objects made from kubectl's apply.
+func (d *Demo) objects(l ui.Lang) DesiredProps {
+	r := d.facts()
+	p := DesiredProps{Deployment: T(l, "cp.obj.none"), ReplicaSet: T(l, "cp.obj.none"), Pods: T(l, "cp.obj.none")}
+	if r.guide.Step >= 1 {
+		p.Deployment = F(l, "cp.obj.replicas", r.replicas)
 	}
-	if _, n, ok := d.cl().ReplicaSet(); ok {
-		p.ReplicaSet = F(l, "cp.obj.replicas", n)
+	if r.rsMade {
+		p.ReplicaSet = F(l, "cp.obj.replicas", r.rs)
 	}
-	var running, pending, term int
-	for _, pod := range d.cl().Pods() {
-		switch pod.Phase {
-		case cp.PhaseRunning:
-			running++
-		case cp.PhasePending:
-			pending++
-		default:
-			term++
-		}
-	}
-	p.Pods = T(l, "cp.obj.none")
-	if running+pending+term > 0 {
-		p.Pods = F(l, "cp.obj.pods", running, pending, term)
+	if r.running+r.pending+r.terminating > 0 {
+		p.Pods = F(l, "cp.obj.pods", r.running, r.pending, r.terminating)
 	}
 	return p
 }
 
 // components builds the scheduler's and the controller-manager's rows.
 func (d *Demo) components(l ui.Lang) []CompProps {
+	r := d.facts()
 	var out []CompProps
-	for _, c := range d.cl().Components() {
-		p := CompProps{Name: c.Name, Running: c.Running, State: T(l, "cp.state.stopped"), Locked: !d.Live(),
-			Holds: T(l, "cp.holds."+c.Name)}
+	for _, c := range r.comps {
+		p := CompProps{Name: c.Name, Running: c.Running, State: T(l, "cp.state.stopped"), Locked: !r.live,
+			Holds: T(l, "cp.holds."+c.Name), ETA: eta(l, c.restart)}
 		if c.Running {
 			p.State = T(l, "cp.state.running")
 		}
@@ -253,124 +265,75 @@ func (d *Demo) components(l ui.Lang) []CompProps {
 		} else {
 			p.ToggleLabel = F(l, "cp.comp.start", c.Name)
 		}
-		if c.RestartIn > 0 {
-			p.ETA = eta(l, d.Now(), c.RestartIn, "cp.eta.restart")
-		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// eta is a countdown whose sentence is the catalog's key: the key's text
-// holds %%.1f where the seconds go.
-func eta(l ui.Lang, now, in time.Duration, key string, args ...any) *ui.ETA {
-	format := F(l, key, args...)
-	return &ui.ETA{At: (now + in).Milliseconds(), Format: format, Text: fmt.Sprintf(format, in.Seconds())}
+// eta says a countdown: its sentence holds %%.1f where the seconds go. A
+// nil countdown is none.
+func eta(l ui.Lang, c *countdown) *ui.ETA {
+	if c == nil {
+		return nil
+	}
+	format := F(l, c.key)
+	if c.arg != "" {
+		format = F(l, c.key, c.arg)
+	}
+	return &ui.ETA{At: c.at.Milliseconds(), Format: format, Text: fmt.Sprintf(format, c.in.Seconds())}
 }
 
-// nodes builds the node cards, the tray of unscheduled pods and its note.
-// The countdowns come from the node lifecycle controller's memory, as the
-// engine's snapshot states it: a stopped kubelet's node goes Unknown
-// NodeMonitorGracePeriod after its last renewal (or after the controller
-// started watching, if later); a tainted node's pods are evicted when the
-// controller's timer ends.
-func (d *Demo) nodes(l ui.Lang, st *cp.LiveState) ([]NodeProps, []PodProps, string) {
-	now, live := d.Now(), d.Live()
-	comps := d.cl().Components()
-	schedOn, cmOn := comps[0].Running, comps[1].Running
-	queued := map[string]int{}
-	if st != nil {
-		for _, q := range st.Scheduler.Queue {
-			queued[q.Pod] = q.Attempts
-		}
-	}
-	killing := map[string]bool{}
-	for _, m := range d.cl().InFlight() {
-		if m.From == cp.LaneKubectl && m.Reason == cp.ReasonKill {
-			for _, o := range m.Objects {
-				killing[o.Name] = true
-			}
-		}
-	}
-	byNode := map[string][]PodProps{}
+// tray builds the pods with an empty nodeName, and the tray's note.
+func (d *Demo) tray(l ui.Lang) ([]PodProps, string) {
+	r := d.facts()
 	var tray []PodProps
-	for _, pod := range d.cl().Pods() {
-		pp := podProps(l, pod, live && !killing[pod.Name])
-		if n := queued[pod.Name]; n > 0 {
-			pp.Note = F(l, "cp.pod.failed", n)
-		}
-		if pod.Node == "" {
-			tray = append(tray, pp)
-		} else {
-			byNode[pod.Node] = append(byNode[pod.Node], pp)
-		}
-	}
-	var out []NodeProps
-	for i, n := range d.cl().Nodes() {
-		np := NodeProps{Name: n.Name, Ready: string(n.Ready), Kubelet: n.Kubelet, Tainted: n.Tainted,
-			Pods: byNode[n.Name], Count: n.Pods, Capacity: cp.NodeCapacity, Locked: !live,
-			ReadyText: T(l, "cp.ready."+string(n.Ready)), ReadyIcon: readyIcon(n.Ready)}
-		for k := len(np.Pods); k < cp.NodeCapacity; k++ {
-			np.Free = append(np.Free, k)
-		}
-		if n.Kubelet {
-			np.KubeletText, np.ToggleLabel = T(l, "cp.kubelet.running"), F(l, "cp.node.stop", n.Name)
-		} else {
-			np.KubeletText, np.ToggleLabel = T(l, "cp.kubelet.stopped"), F(l, "cp.node.start", n.Name)
-		}
-		var nlc *cp.NLCNodeState
-		if st != nil && i < len(st.CM.Nodes) {
-			nlc = &st.CM.Nodes[i]
-		}
-		alive, doomed := 0, 0
-		for _, pod := range np.Pods {
-			if pod.Phase == string(cp.PhaseTerminating) {
-				doomed++
-			} else {
-				alive++
-			}
-		}
-		switch {
-		case !live || n.Kubelet:
-		case n.Ready == cp.ConditionTrue && !cmOn:
-			np.Note = T(l, "cp.node.cm-stopped")
-		case n.Ready == cp.ConditionTrue && nlc != nil:
-			since := now - time.Duration(nlc.SinceAgo)*time.Millisecond
-			at := max(n.LastRenew, since) + cp.NodeMonitorGracePeriod
-			np.ETA = eta(l, now, max(at-now, 0), "cp.eta.unknown", ui.ClockText(n.LastRenew))
-		case n.Tainted && alive > 0 && !cmOn:
-			np.Note = T(l, "cp.node.no-eviction")
-		case n.Tainted && alive > 0 && nlc != nil && nlc.Evict:
-			np.ETA = eta(l, now, max(time.Duration(nlc.EvictIn)*time.Millisecond, 0), "cp.eta.evict")
-		case doomed > 0 && alive == 0:
-			np.Note = T(l, "cp.node.gone")
-		}
-		out = append(out, np)
+	for _, pod := range r.tray {
+		tray = append(tray, podProps(l, pod))
 	}
 	note := ""
-	switch {
-	case len(tray) == 0:
-	case !live:
-		note = T(l, "cp.tray.guide")
-	case !schedOn:
-		note = T(l, "cp.tray.stopped")
-	case len(queued) > 0:
-		note = T(l, "cp.tray.nofit")
-	default:
-		note = T(l, "cp.tray.placing")
+	if r.trayNote != "" {
+		note = T(l, r.trayNote)
 	}
-	return out, tray, note
+	return tray, note
 }
 
-func podProps(l ui.Lang, pod cp.PodView, killable bool) PodProps {
+// node builds node i's card.
+func (d *Demo) node(l ui.Lang, i int) NodeProps {
+	r := d.facts()
+	cd := r.cards[i]
+	n := cd.view
+	np := NodeProps{Name: n.Name, Ready: string(n.Ready), Kubelet: n.Kubelet, Tainted: n.Tainted,
+		Count: n.Pods, Capacity: cp.NodeCapacity, Locked: !r.live,
+		ReadyText: T(l, "cp.ready."+string(n.Ready)), ReadyIcon: readyIcon(n.Ready), ETA: eta(l, cd.eta)}
+	for _, pod := range cd.pods {
+		np.Pods = append(np.Pods, podProps(l, pod))
+	}
+	for k := len(np.Pods); k < cp.NodeCapacity; k++ {
+		np.Free = append(np.Free, k)
+	}
+	if n.Kubelet {
+		np.KubeletText, np.ToggleLabel = T(l, "cp.kubelet.running"), F(l, "cp.node.stop", n.Name)
+	} else {
+		np.KubeletText, np.ToggleLabel = T(l, "cp.kubelet.stopped"), F(l, "cp.node.start", n.Name)
+	}
+	if cd.note != "" {
+		np.Note = T(l, cd.note)
+	}
+	return np
+}
+
+func podProps(l ui.Lang, pod podFact) PodProps {
 	p := PodProps{Name: pod.Name, Short: podSuffix(pod.Name), Node: pod.Node, Phase: string(pod.Phase),
-		Killable: killable && pod.Phase != cp.PhaseTerminating, KillLabel: F(l, "cp.kill.label", pod.Name)}
+		Killable: pod.killable, KillLabel: F(l, "cp.kill.label", pod.Name)}
 	p.Status = string(pod.Phase)
 	if pod.Phase == cp.PhasePending && pod.Node != "" {
 		p.Status = "ContainerCreating"
 	}
 	p.Icon = ui.PhaseIcon(string(pod.Phase))
 	p.StatusText = T(l, "cp.status."+p.Status)
+	if pod.attempts > 0 {
+		p.Note = F(l, "cp.pod.failed", pod.attempts)
+	}
 	return p
 }
 
@@ -386,27 +349,16 @@ func readyIcon(s cp.ConditionStatus) string {
 
 // next builds the skip line: what happens next by itself, and when.
 func (d *Demo) next(l ui.Lang) NextProps {
-	p := NextProps{Live: d.Live()}
-	if !p.Live {
+	r := d.facts()
+	p := NextProps{Live: r.live}
+	switch {
+	case !p.Live:
 		p.Text = T(l, "cp.next.guide")
-		return p
-	}
-	due, ok := d.cl().NextEvent()
-	if !ok {
+	case !r.due.ok:
 		p.Text = T(l, "cp.next.none")
-		return p
+	default:
+		p.Due, p.Kind, p.ETA = true, r.due.kind, eta(l, &r.due.eta)
 	}
-	p.Due, p.Kind = true, due.Kind
-	name := due.Name
-	switch due.Kind {
-	case cp.DueMessage:
-		name = laneName(due.Name)
-	case cp.DueRetry:
-		name = podSuffix(due.Name)
-	case cp.DueRestart:
-		name = cp.ProcessScheduler
-	}
-	p.ETA = eta(l, d.Now(), due.In, "cp.next."+due.Kind, name)
 	return p
 }
 
@@ -415,7 +367,7 @@ func (d *Demo) quizzes(l ui.Lang) []QuizProps {
 	var out []QuizProps
 	for _, q := range []string{QuizScheduler, QuizNode} {
 		p := QuizProps{Name: q, Question: T(l, "quiz."+q+".q"), Button: T(l, "quiz."+q+".button")}
-		if d.quiz == q {
+		if d.facts().quiz == q {
 			p.Answer = T(l, "quiz."+q+".a")
 		}
 		out = append(out, p)
@@ -440,15 +392,18 @@ func runtimeProps(l ui.Lang, r cp.Runtime) RuntimeProps {
 
 // liveText is what the live region announces: the guide's step, or the
 // newest log line.
-func (d *Demo) liveText(l ui.Lang, p *Props) string {
-	if !p.Live {
-		if p.Guide.Step == 0 {
+func (d *Demo) liveText(l ui.Lang) string {
+	r := d.facts()
+	if !r.live {
+		if r.guide.Step == 0 {
 			return ""
 		}
-		return F(l, "cp.live.guide", p.Guide.Step, p.Guide.Total, p.Guide.Label, p.Guide.Head)
+		g := d.guide(l)
+		return F(l, "cp.live.guide", g.Step, g.Total, g.Label, g.Head)
 	}
-	if n := len(p.Log); n > 0 {
-		return p.Log[n-1].At + " " + p.Log[n-1].Text
+	if n := len(r.events); n > 0 {
+		e := r.events[n-1]
+		return ui.ClockText(e.At) + " " + eventText(l, e)
 	}
 	return ""
 }

@@ -61,3 +61,11 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestTimelineReplays: every moment just after an action replays exactly
+// from the timeline, and a link to the last one opens it.
+func TestTimelineReplays(t *testing.T) {
+	for seed := range uint64(8) {
+		demotest.CheckReplay(t, Kind, seed, 120)
+	}
+}

@@ -112,7 +112,7 @@ func (l *Live) bind(rn *run, p Part) Part {
 	in := rn.in
 	switch p.shared {
 	case sharedClock:
-		p.Key = func() uint64 { return Mix(uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed())) }
+		p.Key = func() uint64 { return Mix(uint64(in.Now().Milliseconds()), B(stopped(in)), uint64(in.Speed())) }
 		p.Comp = func(v View) templ.Component { return ui.Clock(v.Lang, clockOf(pre, in)) }
 	case sharedControls:
 		p.ID = pre + "-controls"
@@ -140,7 +140,22 @@ func (l *Live) bind(rn *run, p Part) Part {
 }
 
 func clockOf(prefix string, in Instance) ui.ClockProps {
-	return ui.ClockProps{Prefix: prefix, Ms: in.Now().Milliseconds(), Paused: in.Paused(), Speed: in.Speed().String()}
+	return ui.ClockProps{Prefix: prefix, Ms: in.Now().Milliseconds(), Paused: stopped(in), Speed: in.Speed().String()}
+}
+
+// Freezer is a demo whose time can stand still of itself, whatever the
+// visitor's pace (controlplane's guide moves only by its buttons): while it
+// is Frozen, its clock shows paused, and the pause button still shows the
+// visitor's choice.
+type Freezer interface{ Frozen() bool }
+
+// stopped reports whether a demo's clock stands still: paused by the
+// visitor, or frozen by the demo.
+func stopped(in Instance) bool {
+	if f, ok := in.(Freezer); ok && f.Frozen() {
+		return true
+	}
+	return in.Paused()
 }
 
 // Switch is a demo with one controller switch (Kind.Controller).

@@ -117,6 +117,10 @@ func (c *Cluster) Seed() uint64 { return c.seed }
 // Now returns the virtual time since the cluster was made.
 func (c *Cluster) Now() time.Duration { return c.now }
 
+// Elapsed returns all the virtual time Advance was given: Now and the rest
+// under a millisecond that has not moved the clock yet.
+func (c *Cluster) Elapsed() time.Duration { return c.now + c.rest }
+
 // Advance lets d of virtual time pass, delivering messages and firing timers
 // as their times come, in time order. The clock moves in whole
 // milliseconds; a rest under a millisecond carries to the next Advance, so
