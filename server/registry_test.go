@@ -1,13 +1,11 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/reconcile-demo/reconcile-demo/demos"
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -30,7 +29,7 @@ var tally = demo.Kind{
 	Title:   func(ui.Lang) string { return "Tally" },
 	Short:   func(ui.Lang) string { return "Tally" },
 	Summary: func(ui.Lang) string { return "A count that only grows." },
-	Actions: map[string]demo.Action{"add": demo.Int("n", 1, 5), "step": demo.Step, "pause": demo.Pause, "speed": demo.Speed},
+	Actions: map[string]demo.Action{"add": demo.Int("n", 1, 5)},
 	New:     func(demo.Options) demo.Instance { return &tallyDemo{} },
 	Restore: func(_ demo.Options, raw json.RawMessage) (demo.Instance, error) {
 		var snap struct {
@@ -52,9 +51,21 @@ type tallyDemo struct {
 	paused bool
 }
 
+func (d *tallyDemo) Now() time.Duration             { return 0 }
+func (d *tallyDemo) Paused() bool                   { return d.paused }
+func (d *tallyDemo) SetPaused(p bool)               { d.paused = p }
+func (d *tallyDemo) Speed() sim.Speed               { return sim.Normal }
+func (d *tallyDemo) SetSpeed(sim.Speed)             {}
 func (d *tallyDemo) Advance(time.Duration)          {}
 func (d *tallyDemo) NextDue() (time.Duration, bool) { return 0, false }
 func (d *tallyDemo) Reconciles() int                { return d.n }
+func (d *tallyDemo) SnapshotJSON() string {
+	return `{"v":1,"kind":"tally","n":` + strconv.Itoa(d.n) + `}`
+}
+func (d *tallyDemo) countKey() uint64 { return uint64(d.n) }
+func (d *tallyDemo) count(v demo.View) templ.Component {
+	return rawHTML(`<output id="tl-count" data-testid="count" data-value="` + strconv.Itoa(d.n) + `"></output>`)
+}
 func (d *tallyDemo) Apply(c demo.Command) error {
 	switch c.Action {
 	case "add":
@@ -62,32 +73,18 @@ func (d *tallyDemo) Apply(c demo.Command) error {
 			return demo.OutOfRange("n", 1, 10-d.n)
 		}
 		d.n += c.N
-	case "pause":
-		d.paused = c.On
 	}
 	return nil
 }
 
-func (d *tallyDemo) Fragments(v demo.View) []demo.Fragment {
-	return []demo.Fragment{
-		{ID: "tl-clock", Comp: ui.Clock(v.Lang, ui.ClockProps{Prefix: "tl", Paused: d.paused, Speed: "1"})},
-		{ID: "tl-count", Comp: rawHTML(`<output id="tl-count" data-testid="count" data-value="` + strconv.Itoa(d.n) + `"></output>`)},
-		{ID: "tl-error", Comp: ui.ErrorBox(v.Lang, "tl", v.Error)},
-		{ID: "tl-snapshot", Comp: ui.Snapshot("tl", v.SID, `{"v":1,"kind":"tally","n":`+strconv.Itoa(d.n)+`}`)},
+func (d *tallyDemo) Parts() []demo.Part {
+	return []demo.Part{
+		demo.Fragment("tl-count", d.countKey, d.count),
+		demo.Error(),
+		demo.Controls(),
+		demo.LiveText(func() uint64 { return 0 }, func(ui.Lang) string { return "" }),
+		demo.Snapshot(),
 	}
-}
-
-func (d *tallyDemo) Section(v demo.View) templ.Component {
-	var body []templ.Component
-	for _, f := range d.Fragments(v)[1:] {
-		body = append(body, f.Comp)
-	}
-	body = append(body, ui.Controls(v.Lang, ui.ControlProps{Prefix: "tl", Speed: "1", StepText: "step"}), ui.Live("tl", ""))
-	frame := ui.Demo(ui.DemoProps{Kind: "tally", Prefix: "tl", Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Title: "Tally",
-		Clock: ui.ClockProps{Prefix: "tl", Paused: d.paused, Speed: "1"}})
-	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		return frame.Render(templ.WithChildren(ctx, templ.Join(body...)), w)
-	})
 }
 
 func rawHTML(s string) templ.Component { return templ.Raw(s) }
