@@ -116,7 +116,7 @@ type Server struct {
 	log      *slog.Logger
 	metrics  *metrics
 	hub      *hub
-	assets   map[string]*asset
+	assets   *assets
 	draining atomic.Bool
 	running  chan struct{}   // closed when Run has started the hub
 	ctx      context.Context // Run's: mirrors end with it
