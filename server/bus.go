@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -159,24 +160,24 @@ func handTo(s *session, m any) bool {
 	return false
 }
 
-func busFrags(frags []frag) []busFrag {
+func busFrags(frags []sockets.Frag) []busFrag {
 	out := make([]busFrag, len(frags))
 	for i, f := range frags {
-		out[i] = busFrag{ID: f.id, HTML: string(f.html)}
+		out[i] = busFrag{ID: f.ID, HTML: string(f.HTML)}
 	}
 	return out
 }
 
-func localFrags(in []busFrag) []frag {
-	out := make([]frag, len(in))
+func localFrags(in []busFrag) []sockets.Frag {
+	out := make([]sockets.Frag, len(in))
 	for i, f := range in {
-		out[i] = frag{id: f.ID, html: []byte(f.HTML)}
+		out[i] = sockets.Frag{ID: f.ID, HTML: []byte(f.HTML)}
 	}
 	return out
 }
 
 // publishFrame sends the followers of other replicas what changed.
-func (b *bus) publishFrame(code string, l ui.Lang, seq uint64, frags []frag) {
+func (b *bus) publishFrame(code string, l ui.Lang, seq uint64, frags []sockets.Frag) {
 	data, err := json.Marshal(frameMsg{Seq: seq, Frags: busFrags(frags)})
 	if err == nil {
 		err = b.nc.Publish(subject(code, "frames."+string(l)), data)

@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -72,7 +73,7 @@ func (s *Server) serveFollower(w http.ResponseWriter, r *http.Request) {
 	if uerr != nil {
 		return
 	}
-	c := newWSConn(ws, s.metrics)
+	c := sockets.New(ws, pageOrigin(r), s.socketStats())
 	f := &follower{conn: c, lang: lang}
 	var leave func()
 	if sess != nil {
@@ -90,7 +91,7 @@ func (s *Server) serveFollower(w http.ResponseWriter, r *http.Request) {
 			m = nil
 		}
 		if m == nil {
-			c.closeWith(closeServiceRestart, "server restarting")
+			c.CloseWith(sockets.CloseServiceRestart, "server restarting")
 			return
 		}
 		leave = func() { m.send(unfollowReq{f}) }
@@ -103,7 +104,7 @@ func (s *Server) serveFollower(w http.ResponseWriter, r *http.Request) {
 			s.metrics.rejected.WithLabelValues(cmd.Reject.Reason).Inc()
 			var buf bytes.Buffer
 			if ui.ErrorBox(lang, kind.Prefix, cmd.Reject.Text(lang)).Render(context.Background(), &buf) == nil {
-				c.box.put([]frag{{id: kind.Prefix + "-error", html: buf.Bytes()}}, s.metrics)
+				c.Put([]sockets.Frag{{ID: kind.Prefix + "-error", HTML: buf.Bytes()}})
 			}
 			return true
 		})

@@ -7,7 +7,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -459,13 +458,4 @@ func parsePage(t *testing.T, body []byte) *html.Node {
 // byTestID returns the page's elements with data-testid=id.
 func byTestID(doc *html.Node, id string) []*html.Node {
 	return findAll(doc, func(n *html.Node) bool { return attr(n, "data-testid") == id })
-}
-
-// take returns everything pending in b as one frame, or nil.
-func (b *mailbox) take() []byte {
-	var buf bytes.Buffer
-	if !b.writeTo(&buf) {
-		return nil
-	}
-	return buf.Bytes()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -33,11 +34,11 @@ type hub struct {
 	// Owned by run.
 	sessions map[string]*session
 	perAddr  map[string]int
-	rooms    map[string]*session // open rooms by code: the owner's session
-	roomsOf  map[string]int      // open rooms per address
-	lookups  map[string]*bucket  // wrong room codes per address
-	mirrors  map[string]*mirror  // rooms of other replicas followed here, by code
-	wg       sync.WaitGroup      // one per session goroutine
+	rooms    map[string]*session        // open rooms by code: the owner's session
+	roomsOf  map[string]int             // open rooms per address
+	lookups  map[string]*sockets.Bucket // wrong room codes per address
+	mirrors  map[string]*mirror         // rooms of other replicas followed here, by code
+	wg       sync.WaitGroup             // one per session goroutine
 }
 
 type joinReq struct {
@@ -62,7 +63,7 @@ func newHub(m *metrics) *hub {
 	return &hub{joins: make(chan joinReq), counts: make(chan countReq), removes: make(chan *session, 64),
 		calls: make(chan func()), stopped: make(chan struct{}), m: m,
 		sessions: map[string]*session{}, perAddr: map[string]int{}, rooms: map[string]*session{},
-		roomsOf: map[string]int{}, lookups: map[string]*bucket{}, mirrors: map[string]*mirror{}}
+		roomsOf: map[string]int{}, lookups: map[string]*sockets.Bucket{}, mirrors: map[string]*mirror{}}
 }
 
 // run serves requests until ctx ends, then waits for every session to end.
@@ -225,7 +226,7 @@ func (h *hub) closeRoom(code string) {
 func (h *hub) lookupRoom(ctx context.Context, code, addr string) (s *session, err error) {
 	err = errDraining
 	h.call(ctx, func() {
-		if b := h.lookups[addr]; b != nil && !b.peek(time.Now()) {
+		if b := h.lookups[addr]; b != nil && !b.Peek(time.Now()) {
 			err = errLookups
 			return
 		}
@@ -246,10 +247,10 @@ func (h *hub) missedRoom(addr string, rate float64, burst int) {
 			if len(h.lookups) >= maxLookupAddrs {
 				clear(h.lookups) // forget old debts rather than grow without bound
 			}
-			b = newBucket(rate, burst)
+			b = sockets.NewBucket(rate, burst)
 			h.lookups[addr] = b
 		}
-		b.allow(time.Now())
+		b.Allow(time.Now())
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -83,7 +84,7 @@ func (m *mirror) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			for f := range m.followers {
-				f.conn.closeWith(closeServiceRestart, "server restarting")
+				f.conn.CloseWith(sockets.CloseServiceRestart, "server restarting")
 			}
 			m.stop()
 			return
@@ -131,7 +132,7 @@ func (m *mirror) send(msg any) bool {
 
 func (m *mirror) follow(ctx context.Context, f *follower) {
 	if len(m.followers) >= m.srv.cfg.RoomFollowers {
-		f.conn.closeWith(closeTryAgainLater, "the room is full")
+		f.conn.CloseWith(sockets.CloseTryAgainLater, "the room is full")
 		return
 	}
 	m.followers[f] = struct{}{}
@@ -157,7 +158,7 @@ func (m *mirror) follow(ctx context.Context, f *follower) {
 		return
 	}
 	if st.joined {
-		f.conn.box.put(st.frags(), m.srv.metrics)
+		f.conn.Put(st.frags())
 	}
 }
 
@@ -188,7 +189,7 @@ func (m *mirror) joined(j joinedIn) {
 	all := st.frags()
 	for f := range m.followers {
 		if f.lang == j.lang {
-			f.conn.box.put(all, m.srv.metrics)
+			f.conn.Put(all)
 		}
 	}
 }
@@ -213,27 +214,27 @@ func (m *mirror) frame(fr frameIn) {
 	st.apply(frags)
 	for f := range m.followers {
 		if f.lang == fr.lang {
-			f.conn.box.put(frags, m.srv.metrics)
+			f.conn.Put(frags)
 		}
 	}
 }
 
-func (st *mirrorLang) apply(frags []frag) {
+func (st *mirrorLang) apply(frags []sockets.Frag) {
 	for _, f := range frags {
-		if _, ok := st.html[f.id]; !ok {
+		if _, ok := st.html[f.ID]; !ok {
 			if len(st.order) >= 64 {
 				continue // a demo has a few dozen fragments at most
 			}
-			st.order = append(st.order, f.id)
+			st.order = append(st.order, f.ID)
 		}
-		st.html[f.id] = f.html
+		st.html[f.ID] = f.HTML
 	}
 }
 
-func (st *mirrorLang) frags() []frag {
-	out := make([]frag, 0, len(st.order))
+func (st *mirrorLang) frags() []sockets.Frag {
+	out := make([]sockets.Frag, 0, len(st.order))
 	for _, id := range st.order {
-		out = append(out, frag{id: id, html: st.html[id]})
+		out = append(out, sockets.Frag{ID: id, HTML: st.html[id]})
 	}
 	return out
 }

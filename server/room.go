@@ -14,6 +14,7 @@ import (
 	qr "github.com/piglig/go-qr"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -60,7 +61,7 @@ func parseCode(s string) (string, bool) {
 
 // follower is one socket following a room.
 type follower struct {
-	conn *wsConn
+	conn *sockets.Conn
 	lang ui.Lang
 }
 
@@ -204,9 +205,9 @@ func endFollower(f *follower, kind *demo.Kind, code string, srv *Server) {
 	b := ui.BannerProps{Code: code, Title: kind.Title(f.lang), ForkURL: forkURL(kind.Name, f.lang), Ended: true}
 	var buf bytes.Buffer
 	if err := ui.RoomBanner(f.lang, b).Render(context.Background(), &buf); err == nil {
-		f.conn.box.put([]frag{{id: "room-banner", html: buf.Bytes()}}, srv.metrics)
+		f.conn.Put([]sockets.Frag{{ID: "room-banner", HTML: buf.Bytes()}})
 	}
-	f.conn.closeWith(closeNormal, "room ended")
+	f.conn.CloseWith(sockets.CloseNormal, "room ended")
 }
 
 // forkURL is the demo's own page in the follower's language: the fork
@@ -226,14 +227,14 @@ func (s *session) follow(f *follower, srv *Server) {
 		return
 	}
 	if s.room.followersTotal(time.Now()) >= srv.cfg.RoomFollowers {
-		f.conn.closeWith(closeTryAgainLater, "the room is full")
+		f.conn.CloseWith(sockets.CloseTryAgainLater, "the room is full")
 		return
 	}
 	s.room.followers[f] = struct{}{}
 	srv.metrics.followers.Inc()
 	frags, _ := s.followerFrags(f.lang, nil)
 	if len(frags) > 0 {
-		f.conn.box.put(frags, srv.metrics)
+		f.conn.Put(frags)
 	}
 }
 
@@ -255,10 +256,10 @@ func followerView(l ui.Lang) demo.View { return demo.View{Lang: l, Role: "follow
 // followerFrags renders the demo's fragments for followers in l, and
 // returns those that differ from sent (all of them when sent is nil) with
 // the hashes of all of them.
-func (s *session) followerFrags(l ui.Lang, sent []uint64) ([]frag, []uint64) {
+func (s *session) followerFrags(l ui.Lang, sent []uint64) ([]sockets.Frag, []uint64) {
 	frags := s.demo.Fragments(followerView(l))
 	hashes := make([]uint64, len(frags))
-	var out []frag
+	var out []sockets.Frag
 	var buf bytes.Buffer
 	for i, f := range frags {
 		buf.Reset()
@@ -269,7 +270,7 @@ func (s *session) followerFrags(l ui.Lang, sent []uint64) ([]frag, []uint64) {
 		if len(sent) == len(frags) && sent[i] == hashes[i] {
 			continue
 		}
-		out = append(out, frag{id: f.ID, html: bytes.Clone(buf.Bytes())})
+		out = append(out, sockets.Frag{ID: f.ID, HTML: bytes.Clone(buf.Bytes())})
 	}
 	return out, hashes
 }
@@ -289,7 +290,7 @@ func (s *session) flushRoom(srv *Server) {
 		r.sent[l] = hashes
 		for f := range r.followers {
 			if f.lang == l {
-				f.conn.box.put(changed, srv.metrics)
+				f.conn.Put(changed)
 			}
 		}
 		if srv.bus != nil && len(r.remote) > 0 {
@@ -324,8 +325,8 @@ type sectionReq struct {
 type sectionReply struct {
 	kind    string
 	section []byte
-	frags   []frag // every fragment, for a mirror's first followers
-	seq     uint64 // the frames published so far in lang
+	frags   []sockets.Frag // every fragment, for a mirror's first followers
+	seq     uint64         // the frames published so far in lang
 	err     error
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -20,15 +21,15 @@ type session struct {
 	lang ui.Lang
 	addr string // the visitor's address, for per-address limits
 
-	cmds   chan demo.Command // from the attached connection's readPump
-	attach chan *wsConn      // a new connection takes over
-	detach chan *wsConn      // a connection ended
-	ctl    chan any          // from followers, pages and the bus: see control
-	done   chan struct{}     // closed when run returns
+	cmds   chan demo.Command  // from the attached connection's readPump
+	attach chan *sockets.Conn // a new connection takes over
+	detach chan *sockets.Conn // a connection ended
+	ctl    chan any           // from followers, pages and the bus: see control
+	done   chan struct{}      // closed when run returns
 
 	// Owned by run.
 	demo       demo.Instance
-	conn       *wsConn
+	conn       *sockets.Conn
 	sent       []uint64   // hash of each fragment last handed to conn, by position; nil: send all
 	errText    string     // the refusal shown until the next accepted action
 	restorable bool       // no action yet: a snapshot may replace the demo
@@ -41,7 +42,7 @@ type session struct {
 
 func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options) *session {
 	return &session{id: id, kind: kind, lang: lang, addr: addr,
-		cmds: make(chan demo.Command, 1), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
+		cmds: make(chan demo.Command, 1), attach: make(chan *sockets.Conn), detach: make(chan *sockets.Conn, 1),
 		ctl: make(chan any), done: make(chan struct{}), demo: kind.New(opt), restorable: true}
 }
 
@@ -69,15 +70,15 @@ func (s *session) run(ctx context.Context, srv *Server) {
 		select {
 		case <-ctx.Done():
 			if s.conn != nil {
-				s.conn.closeWith(closeServiceRestart, "server restarting")
+				s.conn.CloseWith(sockets.CloseServiceRestart, "server restarting")
 			}
 			return
 		case c := <-s.attach:
 			if s.conn != nil {
-				s.conn.closeWith(closeNormal, "replaced by a newer connection")
+				s.conn.CloseWith(sockets.CloseNormal, "replaced by a newer connection")
 			}
 			s.conn = c
-			s.origin = c.origin
+			s.origin = c.Origin()
 			s.sent = nil // the page may have missed frames: send everything
 		case c := <-s.detach:
 			if c == s.conn {
@@ -210,9 +211,9 @@ func (s *session) flush(srv *Server) {
 	if s.conn == nil {
 		return
 	}
-	buf := getBuffer()
-	defer buffers.Put(buf)
-	var changed []frag
+	buf := sockets.GetBuffer()
+	defer sockets.PutBuffer(buf)
+	var changed []sockets.Frag
 	frags := s.ownerFrags()
 	if len(s.sent) != len(frags) {
 		s.sent = make([]uint64, len(frags)) // zero never matches: everything is sent
@@ -230,17 +231,17 @@ func (s *session) flush(srv *Server) {
 			continue
 		}
 		s.sent[i] = h
-		changed = append(changed, frag{id: f.ID, html: bytes.Clone(buf.Bytes())})
+		changed = append(changed, sockets.Frag{ID: f.ID, HTML: bytes.Clone(buf.Bytes())})
 	}
 	if len(changed) > 0 {
-		s.conn.box.put(changed, srv.metrics)
+		s.conn.Put(changed)
 	}
 }
 
 func (s *session) hashes(frags []demo.Fragment) []uint64 {
 	out := make([]uint64, len(frags))
-	buf := getBuffer()
-	defer buffers.Put(buf)
+	buf := sockets.GetBuffer()
+	defer sockets.PutBuffer(buf)
 	for i, f := range frags {
 		buf.Reset()
 		if err := f.Comp.Render(context.Background(), buf); err != nil {
