@@ -163,8 +163,10 @@ func (s *Server) readPump(c *sockets.Conn, decode func([]byte) demo.Command, del
 	switch {
 	case errors.Is(err, sockets.ErrTooBig):
 		s.metrics.rejected.WithLabelValues(demo.ReasonTooBig).Inc()
+		c.CloseWith(sockets.CloseTooBig, "message too big")
 	case errors.Is(err, sockets.ErrBinary):
 		s.metrics.rejected.WithLabelValues(demo.ReasonBinary).Inc()
+		c.CloseWith(sockets.CloseUnsupported, "binary messages are not accepted")
 	}
 }
 

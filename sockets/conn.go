@@ -37,7 +37,8 @@ const (
 	CloseTryAgainLater  = websocket.CloseTryAgainLater   // 1013: over capacity, a room full
 )
 
-// Errors of Read: it closed the socket for them (1009, 1003).
+// Errors of Read: the peer broke a limit, and the socket is to close
+// with 1009 or 1003.
 var (
 	ErrTooBig = errors.New("message too big")
 	ErrBinary = errors.New("binary message")
@@ -209,11 +210,10 @@ func (c *Conn) finish() {
 
 // Read reads text messages until the socket fails or is closed, or handle
 // returns false, and then closes the connection (1000 unless it was closed
-// already). It is the only reader. A message over MaxMessage closes with
-// 1009 and returns ErrTooBig; a binary one closes with 1003 and returns
-// ErrBinary.
+// already). It is the only reader. A message over MaxMessage ends it with
+// ErrTooBig, a binary one with ErrBinary: the caller then closes the
+// connection with CloseTooBig or CloseUnsupported, after counting it.
 func (c *Conn) Read(handle func(msg []byte) bool) error {
-	defer c.CloseWith(CloseNormal, "")
 	ws := c.ws
 	ws.SetReadLimit(MaxMessage)
 	ws.SetReadDeadline(time.Now().Add(PongWait))
@@ -222,17 +222,17 @@ func (c *Conn) Read(handle func(msg []byte) bool) error {
 		mt, msg, err := ws.ReadMessage()
 		if err != nil {
 			if errors.Is(err, websocket.ErrReadLimit) {
-				c.CloseWith(CloseTooBig, "message too big")
 				return ErrTooBig
 			}
+			c.CloseWith(CloseNormal, "")
 			return nil
 		}
 		ws.SetReadDeadline(time.Now().Add(PongWait))
 		if mt != websocket.TextMessage {
-			c.CloseWith(CloseUnsupported, "binary messages are not accepted")
 			return ErrBinary
 		}
 		if !handle(msg) {
+			c.CloseWith(CloseNormal, "")
 			return nil
 		}
 	}
