@@ -88,6 +88,32 @@ func startServerOn(t *testing.T, cfg Config, wrap func(net.Listener) net.Listene
 	return ts
 }
 
+// startServerAt is startServer on a fixed address, where a restarted
+// server comes back.
+func startServerAt(t *testing.T, cfg Config, addr string) *testServer {
+	t.Helper()
+	return startServerOn(t, cfg, func(l net.Listener) net.Listener {
+		l.Close()
+		nl, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatalf("listen on %s again: %v", addr, err)
+		}
+		return nl
+	})
+}
+
+// stop drains the server as SIGTERM does and waits until it has stopped.
+func (ts *testServer) stop(t *testing.T) {
+	t.Helper()
+	ts.cancel()
+	select {
+	case <-ts.done:
+	case <-time.After(waitLong):
+		t.Fatalf("Run did not return within %v of its context ending", waitLong)
+	}
+	ts.Close()
+}
+
 // wsURL is the socket URL of a demo session, as the page's ws-connect names it.
 func (ts *testServer) wsURL(kind, sid, lang string) string {
 	q := url.Values{"demo": {kind}, "sid": {sid}}

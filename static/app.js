@@ -32,6 +32,25 @@
     if (!owned(demo)) return; // a room's follower has no session of its own to restore
     var el = demo.querySelector('[data-snapshot]');
     if (el && el.getAttribute('data-snapshot')) store(snapKey(demo), el.getAttribute('data-snapshot'));
+    keepRoom(demo);
+  }
+
+  // The room a teacher opened is kept beside the snapshot: its code and
+  // the owner secret only this page holds (the panel's data-secret, never
+  // in a follower's page or a URL). When the socket opens again, on this
+  // process restarted or on another replica, the page claims the room back
+  // with them, and the class keeps following. A refused claim (the room
+  // ended meanwhile) or closing the room forgets it.
+  function roomKey(demo) { return 'room:' + demo.getAttribute('data-sid'); }
+  function carryRoomKey(demo) { return 'carryroom:' + demo.getAttribute('data-demo'); }
+  function keepRoom(demo) {
+    var p = demo.querySelector('.room-panel');
+    if (!p) return;
+    if (p.getAttribute('data-open') === 'true' && p.getAttribute('data-secret')) {
+      store(roomKey(demo), JSON.stringify({ code: p.getAttribute('data-code'), secret: p.getAttribute('data-secret') }));
+    } else if (p.getAttribute('data-claim') === 'refused') {
+      drop(roomKey(demo));
+    }
   }
 
   document.addEventListener('htmx:wsConnecting', function (e) {
@@ -50,6 +69,22 @@
       } catch (err) { /* a bad stored value: start afresh */ }
       if (carried) drop(carryKey(d));
     }
+    var room = load(roomKey(d));
+    if (!room) {
+      room = load(carryRoomKey(d));
+      if (room) { store(roomKey(d), room); drop(carryRoomKey(d)); }
+    }
+    if (room) {
+      try {
+        var r = JSON.parse(room);
+        e.detail.socketWrapper.send(JSON.stringify({ action: 'room-claim', code: r.code, secret: r.secret }));
+      } catch (err) { drop(roomKey(d)); }
+    }
+  });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-testid="room-close"]');
+    var d = b && demoOf(b);
+    if (d && owned(d)) drop(roomKey(d));
   });
   // 1013 is the server saying it is full (too many sessions, or a room at
   // its followers' limit): the extension retries with a growing delay, and
@@ -127,6 +162,7 @@
     keepAll();
     demos().forEach(function (d) {
       var s = load(snapKey(d)); if (s) store(carryKey(d), s);
+      var r = load(roomKey(d)); if (r) store(carryRoomKey(d), r);
     });
   });
 
