@@ -88,6 +88,7 @@ type joinReplyMsg struct {
 	Seq     uint64    `json:"seq"`
 	Term    uint64    `json:"term"`
 	Epoch   string    `json:"epoch"`
+	Seal    string    `json:"seal"`
 }
 
 type frameMsg struct {
@@ -195,7 +196,7 @@ func (b *bus) serve(code string) []*nats.Subscription {
 		b.rooms.send(context.Background(), joinAsked{code: code, lang: req.Lang, replica: req.Replica, section: req.Section,
 			respond: func(w Whole) {
 				data, err := json.Marshal(joinReplyMsg{Kind: w.Kind, Section: string(w.Section), Frags: busFrags(w.Frags),
-					Seq: w.Seq, Term: w.term, Epoch: w.epoch})
+					Seq: w.Seq, Term: w.term, Epoch: w.epoch, Seal: w.seal.String()})
 				if err == nil {
 					m.Respond(data)
 				}
@@ -282,8 +283,10 @@ func (b *bus) join(ctx context.Context, code, lang string, section bool) (Whole,
 	if len(m.Data) > maxBusMessage || json.Unmarshal(m.Data, &rep) != nil || rep.Kind == "" || len(rep.Frags) > maxFrags {
 		return Whole{}, errors.New("a malformed join reply")
 	}
-	return Whole{Kind: rep.Kind, Section: []byte(rep.Section), Frags: localFrags(rep.Frags), Seq: rep.Seq,
-		term: rep.Term, epoch: rep.Epoch}, nil
+	w := Whole{Kind: rep.Kind, Section: []byte(rep.Section), Frags: localFrags(rep.Frags), Seq: rep.Seq,
+		term: rep.Term, epoch: rep.Epoch}
+	w.seal, w.sealed = parseSeal(rep.Seal)
+	return w, nil
 }
 
 // who asks the replicas what they know of a code. ErrNoRoom: nothing.

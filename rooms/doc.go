@@ -27,7 +27,9 @@
 //     tenure (term+1, a new epoch); the owner of an older tenure, here or
 //     on another replica, hands over when it hears of it and its followers
 //     join the new owner. A code known nowhere (a lone process restarted)
-//     goes to its first claim.
+//     goes to its first claim; where a room is known, an owner of another
+//     seal (announced, or answering a join) is ignored, and frames never
+//     move a room to a new owner: only a checked announce or join does.
 //   - Nothing waits on a session or a socket: Run owns every room and
 //     talks to owners through Owner (whose methods return at once) and to
 //     sockets through their mailboxes; round trips on the bus run on

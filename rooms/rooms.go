@@ -137,8 +137,10 @@ type Whole struct {
 	Seq     uint64         // the frames published in this language so far
 	Err     error          // the owner has no such room (any more)
 
-	term  uint64 // the owner's tenure, filled in by the rooms
-	epoch string
+	term   uint64 // the owner's tenure and seal, filled in by the rooms
+	epoch  string
+	seal   seal
+	sealed bool
 }
 
 // News is what an owner hears of its room: a grant (a room opened by

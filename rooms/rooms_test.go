@@ -233,3 +233,45 @@ func TestImportsStayBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestAnotherSecretCannotDisplaceARoom: an owner announced on the bus with
+// another secret's seal (a code taken as unknown where nobody knew it)
+// displaces nobody where the room is known: its owner keeps it, and its
+// followers keep reading that owner.
+func TestAnotherSecretCannotDisplaceARoom(t *testing.T) {
+	url := startNATS(t, -1).ClientURL()
+	a := start(t, Config{NATS: dial(t, url)})
+	b := start(t, Config{NATS: dial(t, url)})
+	o := newTeacher(t, "tally")
+	o.set("count", "1")
+	lease, err := a.Open(o, "tally", "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.hold(lease)
+	f := newReader(t)
+	b.Follow(lease.Code(), "en", "tally", f.conn)
+	f.waitFor("en 1")
+	o.hear("the follower", func(n News) bool { return n.Followers == 1 })
+
+	spy := dial(t, url)
+	data, _ := json.Marshal(announceMsg{Replica: "elsewhere", Kind: "tally", Seal: sealOf(newSecret()).String(), Term: 9, Epoch: "ffff"})
+	for range 3 {
+		if err := spy.Publish(subject(lease.Code(), "announce"), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spy.Flush()
+	o.set("count", "2")
+	f.waitFor("en 2")
+	select {
+	case n := <-o.news:
+		if n.Lost {
+			t.Fatal("the owner handed its room to another secret")
+		}
+	default:
+	}
+	if rm := roomOf(t, a, lease.Code()); rm.term != 1 {
+		t.Errorf("the owner's tenure moved to %d", rm.term)
+	}
+}

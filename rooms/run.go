@@ -435,7 +435,7 @@ func (r *Rooms) join(rm *room, f *feed, now time.Time) {
 	switch {
 	case rm.owner != nil:
 		reply := make(chan Whole, 1)
-		term, epoch := rm.term, rm.epoch
+		term, epoch, sl := rm.term, rm.epoch, rm.seal
 		rm.owner.o.Whole(WholeReq{Code: code, Lang: lang, Reply: reply})
 		go func() {
 			timer := time.NewTimer(busTimeout)
@@ -443,7 +443,7 @@ func (r *Rooms) join(rm *room, f *feed, now time.Time) {
 			j := joined{code: code, lang: lang, id: id, err: ErrNoRoom}
 			select {
 			case w := <-reply:
-				w.term, w.epoch = term, epoch
+				w.term, w.epoch, w.seal, w.sealed = term, epoch, sl, true
 				j.whole, j.err = w, w.Err
 			case <-timer.C:
 			case <-r.done:
@@ -486,15 +486,23 @@ func (r *Rooms) joined(m joined, now time.Time) {
 	}
 	f.joining = 0
 	w := m.whole
-	if m.err != nil || (rm.owner == nil && newer(rm.term, rm.epoch, w.term, w.epoch)) {
-		// No owner answered, or one older than the room's: ask again later.
+	if m.err != nil || (rm.owner == nil && (newer(rm.term, rm.epoch, w.term, w.epoch) ||
+		rm.sealed && !(w.sealed && rm.seal.matches(w.seal)))) {
+		// No owner answered, or one older than the room's, or the owner of
+		// another secret (a code taken elsewhere as unknown): ask again later.
 		f.retryAt = now.Add(r.cfg.Retry)
 		return
 	}
 	if rm.owner == nil {
 		rm.term, rm.epoch = w.term, w.epoch
+		if !rm.sealed {
+			rm.seal, rm.sealed = w.seal, w.sealed
+		}
 		if rm.kind == "" {
 			rm.kind = w.Kind
+		}
+		if rec := r.records[rm.code]; rec == nil || newer(rm.term, rm.epoch, rec.term, rec.epoch) {
+			r.remember(rm.code, rm.record(""), now) // claims here are checked against it
 		}
 		r.heardOwner(rm, now)
 	}
@@ -587,12 +595,12 @@ func (r *Rooms) busFrame(m busFrame, now time.Time) {
 		return
 	}
 	f := rm.feeds[m.lang]
-	if f == nil {
+	if f == nil || m.frame.term != rm.term || m.frame.epoch != rm.epoch {
+		// Not the owner this room follows: a room moves to a new owner by
+		// its announce (or a join), whose seal is checked, never by a frame.
 		return
 	}
-	if !newer(rm.term, rm.epoch, m.frame.term, m.frame.epoch) {
-		r.heardOwner(rm, now)
-	}
+	r.heardOwner(rm, now)
 	r.apply(rm, f, m.frame, now)
 }
 
@@ -602,6 +610,16 @@ func (r *Rooms) busFrame(m busFrame, now time.Time) {
 func (r *Rooms) announced(m announced, now time.Time) {
 	rec := m.rec
 	if rec.replica == r.bus.replica {
+		return
+	}
+	if known, ok := r.sealOf(m.code); ok && !(rec.sealed && known.matches(rec.seal)) {
+		// Another secret's owner of a room known here: a claim granted
+		// where the room was not known (a code taken as unknown). The room
+		// stays with the secret it has here.
+		r.cfg.Log.Warn("room announced with another owner secret: ignored", "room", m.code)
+		if rm := r.rooms[m.code]; rm != nil && rm.owner != nil {
+			r.announce(rm, now)
+		}
 		return
 	}
 	if old := r.records[m.code]; old == nil || !newer(old.term, old.epoch, rec.term, rec.epoch) {
@@ -648,6 +666,17 @@ func (r *Rooms) announced(m announced, now time.Time) {
 	r.publishCount(rm, now, changed)
 }
 
+// sealOf is the seal of a live room known here: its own, or its record's.
+func (r *Rooms) sealOf(code string) (seal, bool) {
+	if rm := r.rooms[code]; rm != nil && rm.sealed {
+		return rm.seal, true
+	}
+	if rec := r.records[code]; rec != nil && rec.sealed && !rec.ended {
+		return rec.seal, true
+	}
+	return seal{}, false
+}
+
 // endHeard takes an owner's end of its room.
 func (r *Rooms) endHeard(m endHeard, now time.Time) {
 	if rec := r.records[m.code]; rec != nil {
@@ -676,7 +705,7 @@ func (r *Rooms) joinAsked(m joinAsked, now time.Time) {
 		rm.remote[m.replica] = c
 	}
 	reply := make(chan Whole, 1)
-	term, epoch := rm.term, rm.epoch
+	term, epoch, sl := rm.term, rm.epoch, rm.seal
 	rm.owner.o.Whole(WholeReq{Code: m.code, Lang: m.lang, Section: m.section, Reply: reply})
 	go func() {
 		timer := time.NewTimer(busTimeout)
@@ -684,7 +713,7 @@ func (r *Rooms) joinAsked(m joinAsked, now time.Time) {
 		select {
 		case w := <-reply:
 			if w.Err == nil {
-				w.term, w.epoch = term, epoch
+				w.term, w.epoch, w.seal, w.sealed = term, epoch, sl, true
 				m.respond(w)
 			}
 		case <-timer.C:
