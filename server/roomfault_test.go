@@ -276,6 +276,7 @@ func followNoWait(t *testing.T, ts *testServer, code, lang, prefix string) *wsCl
 // hands the room over without ending it, and its followers join the new
 // owner along the same path as the others.
 func TestRoomMovesWithItsOwnersSocket(t *testing.T) {
+	t.Parallel()
 	url := startNATS(t)
 	a := startServer(t, fastRooms(Config{Sim: quiet, NATSURL: url}, 30*time.Second))
 	b := startServer(t, fastRooms(Config{Sim: quiet, NATSURL: url}, 30*time.Second))
@@ -313,6 +314,7 @@ func TestRoomMovesWithItsOwnersSocket(t *testing.T) {
 // counted, and changes nothing: the teacher keeps the room and the class
 // keeps following the teacher.
 func TestRoomClaimNeedsItsSecret(t *testing.T) {
+	t.Parallel()
 	url := startNATS(t)
 	a := startServer(t, fastRooms(Config{Sim: quiet, NATSURL: url}, 30*time.Second))
 	b := startServer(t, fastRooms(Config{Sim: quiet, NATSURL: url}, 30*time.Second))
@@ -383,6 +385,7 @@ func TestRoomClaimNeedsItsSecret(t *testing.T) {
 // teacher's page comes back with its secret and its room is restored
 // under the same code; the followers carry on.
 func TestRoomSurvivesRestartWithoutNATS(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	first := startServerAt(t, fastRooms(Config{Sim: quiet}, 30*time.Second), addr)
 	sid := newSID()
