@@ -275,3 +275,29 @@ func TestAnotherSecretCannotDisplaceARoom(t *testing.T) {
 		t.Errorf("the owner's tenure moved to %d", rm.term)
 	}
 }
+
+// TestSlowConsumerResyncs: when NATS drops messages for a subscription
+// too slow to take them (its error handler names the subscription), the
+// room's followers here are re-synced from the owner.
+func TestSlowConsumerResyncs(t *testing.T) {
+	url := startNATS(t, -1).ClientURL()
+	resyncs := &counter{}
+	a := start(t, Config{NATS: dial(t, url)})
+	b := start(t, Config{NATS: dial(t, url), Metrics: Metrics{Resyncs: resyncs.label}})
+	o := newTeacher(t, "tally")
+	o.set("count", "1")
+	lease, err := a.Open(o, "tally", "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.hold(lease)
+	f := newReader(t)
+	b.Follow(lease.Code(), "en", "tally", f.conn)
+	f.waitFor("en 1")
+	asked := len(o.asked)
+	b.send(t.Context(), slowConsumer{subject: subject(lease.Code(), "frames.en")})
+	eventually(t, waitLong, "a re-sync for the slow consumer", func() bool { return resyncs.get("slow") == 1 })
+	eventually(t, waitLong, "the owner asked for the whole demo again", func() bool { return len(o.asked) > asked })
+	o.set("count", "2")
+	f.waitFor("en 2")
+}
