@@ -17,6 +17,7 @@ run:
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/reconcile-demo
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/roomlab ./cmd/roomlab
 
 test: lint gotest check-generated check-vendor e2e
 

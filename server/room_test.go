@@ -15,13 +15,20 @@ import (
 	"github.com/gorilla/websocket"
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/reconcile-demo/reconcile-demo/demos"
+	"github.com/reconcile-demo/reconcile-demo/rooms"
 )
 
 // follow opens a follower's socket to a room and waits for the first frame,
 // which carries every fragment.
 func follow(t *testing.T, ts *testServer, code, lang, prefix string) *wsClient {
 	t.Helper()
-	u := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws?" + url.Values{"room": {code}, "lang": {lang}}.Encode()
+	q := url.Values{"room": {code}, "lang": {lang}}
+	for name, k := range ts.srv.kinds {
+		if k.Prefix == prefix {
+			q.Set("demo", name) // as the room page's ws-connect says
+		}
+	}
+	u := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws?" + q.Encode()
 	ws, resp, err := websocket.DefaultDialer.Dial(u, nil)
 	if err != nil {
 		status := ""
@@ -41,7 +48,7 @@ func openRoom(t *testing.T, owner *wsClient) string {
 	owner.send(htmx("room-open"))
 	owner.waitFor("the room panel", func() bool { return owner.value("room-code") != "(absent)" })
 	code := owner.value("room-code")
-	if _, ok := parseCode(code); !ok {
+	if _, ok := rooms.ParseCode(code); !ok {
 		t.Fatalf("room code %q", code)
 	}
 	return code

@@ -39,6 +39,25 @@
       var tl = el.getAttribute('data-timeline');
       if (tl) store(tlKey(snapKey(demo)), tl); else drop(tlKey(snapKey(demo)));
     }
+    keepRoom(demo);
+  }
+
+  // The room a teacher opened is kept beside the snapshot: its code and
+  // the owner secret only this page holds (the panel's data-secret, never
+  // in a follower's page or a URL). When the socket opens again, on this
+  // process restarted or on another replica, the page claims the room back
+  // with them, and the class keeps following. A refused claim (the room
+  // ended meanwhile) or closing the room forgets it.
+  function roomKey(demo) { return 'room:' + demo.getAttribute('data-sid'); }
+  function carryRoomKey(demo) { return 'carryroom:' + demo.getAttribute('data-demo'); }
+  function keepRoom(demo) {
+    var p = demo.querySelector('.room-panel');
+    if (!p) return;
+    if (p.getAttribute('data-open') === 'true' && p.getAttribute('data-secret')) {
+      store(roomKey(demo), JSON.stringify({ code: p.getAttribute('data-code'), secret: p.getAttribute('data-secret') }));
+    } else if (p.getAttribute('data-claim') === 'refused') {
+      drop(roomKey(demo));
+    }
   }
 
   document.addEventListener('htmx:wsConnecting', function (e) {
@@ -65,6 +84,22 @@
       e.detail.socketWrapper.send(JSON.stringify({ action: 'moment', moment: d.getAttribute('data-moment'),
         at: d.getAttribute('data-moment-at') }));
     }
+    var room = load(roomKey(d));
+    if (!room) {
+      room = load(carryRoomKey(d));
+      if (room) { store(roomKey(d), room); drop(carryRoomKey(d)); }
+    }
+    if (room) {
+      try {
+        var r = JSON.parse(room);
+        e.detail.socketWrapper.send(JSON.stringify({ action: 'room-claim', code: r.code, secret: r.secret }));
+      } catch (err) { drop(roomKey(d)); }
+    }
+  });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-testid="room-close"]');
+    var d = b && demoOf(b);
+    if (d && owned(d)) drop(roomKey(d));
   });
   // 1013 is the server saying it is full (too many sessions, or a room at
   // its followers' limit): the extension retries with a growing delay, and
@@ -143,6 +178,7 @@
     demos().forEach(function (d) {
       var s = load(snapKey(d)); if (s) store(carryKey(d), s);
       var tl = load(tlKey(snapKey(d))); if (tl) store(tlKey(carryKey(d)), tl); else drop(tlKey(carryKey(d)));
+      var r = load(roomKey(d)); if (r) store(carryRoomKey(d), r);
     });
   });
 

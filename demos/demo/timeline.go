@@ -26,7 +26,7 @@ const ReasonPast = "past"
 // timeline's own.
 func logged(name string) bool {
 	switch name {
-	case "restore", RoomOpen, RoomClose, ActTimeline, ActTimelineLive, ActTimelineContinue, ActMoment:
+	case "restore", RoomOpen, RoomClose, RoomClaim, ActTimeline, ActTimelineLive, ActTimelineContinue, ActMoment:
 		return false
 	}
 	return true
