@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/andybalholm/brotli"
 	"github.com/tdewolff/minify/v2"
@@ -23,23 +25,34 @@ import (
 
 // asset is one static file, minified (our own scripts and stylesheets; the
 // vendored htmx files are served as their packages ship them) and
-// compressed once at start-up, in both encodings a browser may take.
+// compressed once, in both encodings a browser may take.
 type asset struct {
-	body, gzipped, brotlied []byte
-	etag, ctype             string
-	hashed                  string // the name it is served under for good: "app.1f2e3d4c5b.js"
+	body, gzipped []byte
+	// brotlied is the Brotli body: at a quick quality from the start, at
+	// the best once the background has made it (a second or two).
+	brotlied    atomic.Pointer[[]byte]
+	sum         [32]byte
+	etag, ctype string
+	hashed      string // the name it is served under for good: "app.1f2e3d4c5b.js"
 }
 
 // assets are the static files by name, and by their content-hashed name.
 type assets struct {
 	byName map[string]*asset // "app.js", and "app.1f2e3d4c5b.js"
+	// best is closed once every file's Brotli body is the best one.
+	best chan struct{}
 }
+
+// bestBrotli remembers, by content, the Brotli bodies at the best quality,
+// which take a second or two to make: a process makes each once, however
+// many servers it starts (tests start hundreds).
+var bestBrotli sync.Map // [32]byte → []byte
 
 // loadAssets reads the embedded static files and the demos' stylesheets.
 // Only these names can ever be served: a request names a map key, never a
 // path, so nothing outside static/ is reachable.
 func loadAssets(kinds []demo.Kind) (*assets, error) {
-	a := &assets{byName: map[string]*asset{}}
+	a := &assets{byName: map[string]*asset{}, best: make(chan struct{})}
 	add := func(name string, body []byte) error {
 		as, err := newAsset(name, body)
 		if err != nil {
@@ -68,7 +81,25 @@ func loadAssets(kinds []demo.Kind) (*assets, error) {
 			}
 		}
 	}
+	go a.makeBest()
 	return a, nil
+}
+
+// makeBest replaces each file's quick Brotli body by the best one.
+func (a *assets) makeBest() {
+	defer close(a.best)
+	for name, as := range a.byName {
+		if name == as.hashed {
+			continue // the same asset under its plain name
+		}
+		b, ok := bestBrotli.Load(as.sum)
+		if !ok {
+			b, _ = bestBrotli.LoadOrStore(as.sum, brotlied(as.body, brotli.BestCompression))
+		}
+		if best := b.([]byte); len(best) < len(as.body) {
+			as.brotlied.Store(&best)
+		}
+	}
 }
 
 // URL returns the path a page links name by: its content-hashed name,
@@ -110,20 +141,22 @@ func newAsset(name string, body []byte) (*asset, error) {
 			}
 		}
 	}
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:5])
+	a.sum = sha256.Sum256(body)
+	hash := hex.EncodeToString(a.sum[:5])
 	a.body, a.etag = body, `"`+hash+`"`
 	a.hashed = strings.TrimSuffix(name, ext) + "." + hash + ext
 	var err error
 	if a.gzipped, err = gzipped(body); err != nil {
 		return nil, fmt.Errorf("compress %s: %w", name, err)
 	}
-	a.brotlied = brotlied(body, brotli.BestCompression)
 	if len(a.gzipped) >= len(body) {
 		a.gzipped = nil
 	}
-	if len(a.brotlied) >= len(body) {
-		a.brotlied = nil
+	if b, ok := bestBrotli.Load(a.sum); ok {
+		best := b.([]byte)
+		a.brotlied.Store(&best)
+	} else if quick := brotlied(body, pageBrotli); len(quick) < len(body) {
+		a.brotlied.Store(&quick)
 	}
 	return a, nil
 }
@@ -172,10 +205,10 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Type", a.ctype)
 	body := a.body
-	switch enc := encoding(r); {
-	case enc == "br" && a.brotlied != nil:
+	switch enc, br := encoding(r), a.brotlied.Load(); {
+	case enc == "br" && br != nil:
 		h.Set("Content-Encoding", "br")
-		body = a.brotlied
+		body = *br
 	case enc != "" && a.gzipped != nil:
 		h.Set("Content-Encoding", "gzip")
 		body = a.gzipped

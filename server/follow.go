@@ -61,17 +61,111 @@ func (s *Server) serveFollower(w http.ResponseWriter, r *http.Request) {
 	s.metrics.sockets.Inc()
 	go func() {
 		defer s.metrics.sockets.Dec()
-		refusal := demo.Refuse(demo.ReasonFollower, "err.follower")
-		s.readPump(c, func([]byte) demo.Command { return demo.Command{Reject: refusal} }, func(cmd demo.Command) bool {
-			s.metrics.rejected.WithLabelValues(cmd.Reject.Reason).Inc()
-			var buf bytes.Buffer
-			if kind != nil && ui.ErrorBox(lang, kind.Prefix, cmd.Reject.Text(lang)).Render(context.Background(), &buf) == nil {
-				c.Put([]sockets.Frag{{ID: kind.Prefix + "-error", HTML: buf.Bytes()}})
-			}
-			return true
-		})
+		past := &followerPast{srv: s, kind: kind, lang: lang, code: code, c: c}
+		s.readPump(c, past.decode, past.deliver)
 		s.rooms.Unfollow(code, c)
 	}()
+}
+
+// followerPast is a follower's own look at the room's past: it replays the
+// room's timeline (which the follower's page holds and sends) to the moment
+// it asks for and shows it on that page only, holding the room's frames
+// back meanwhile; back to now, it follows the room again. The room and its
+// other followers see none of it. It belongs to the follower's reader.
+type followerPast struct {
+	srv  *Server
+	kind *demo.Kind // nil: a page from an older build, which cannot ask
+	lang ui.Lang
+	code string
+	c    *sockets.Conn
+
+	live   *demo.Live // the moment shown, or nil while the page follows the room
+	moment string     // the timeline live was replayed from
+	out    *demo.Renderer
+}
+
+// decode reads what a follower may send: the timeline's actions; anything
+// else is refused, for a room's demo is its owner's.
+func (p *followerPast) decode(msg []byte) demo.Command {
+	refusal := demo.Command{Reject: demo.Refuse(demo.ReasonFollower, "err.follower")}
+	if p.kind == nil {
+		return refusal
+	}
+	c := demo.Decode(p.kind, msg)
+	switch {
+	case c.Reject != nil:
+		return c
+	case c.Action == demo.ActTimeline && c.Moment != "", c.Action == demo.ActTimelineLive:
+		return c
+	}
+	return refusal
+}
+
+// deliver carries out a follower's command on its own page.
+func (p *followerPast) deliver(cmd demo.Command) bool {
+	if cmd.Reject == nil {
+		var err error
+		switch cmd.Action {
+		case demo.ActTimeline:
+			err = p.show(cmd.Moment, time.Duration(cmd.At)*time.Millisecond)
+		case demo.ActTimelineLive:
+			p.follow()
+		}
+		if err == nil {
+			return true
+		}
+		var r *demo.Rejection
+		if !errors.As(err, &r) {
+			r = demo.Refuse(demo.ReasonPast, "err.replay")
+		}
+		cmd.Reject = r
+	}
+	p.srv.metrics.rejected.WithLabelValues(cmd.Reject.Reason).Inc()
+	var buf bytes.Buffer
+	if p.kind != nil && ui.ErrorBox(p.lang, p.kind.Prefix, cmd.Reject.Text(p.lang)).Render(context.Background(), &buf) == nil {
+		p.c.PutOwn([]sockets.Frag{{ID: p.kind.Prefix + "-error", HTML: buf.Bytes()}})
+	}
+	return true
+}
+
+// show shows the moment at of the room's timeline on this page only.
+func (p *followerPast) show(moment string, at time.Duration) error {
+	if p.live == nil || p.moment != moment {
+		live, err := demo.ViewMoment(p.kind, p.srv.opt, moment, at)
+		if err != nil {
+			return err
+		}
+		p.live, p.moment = live, moment
+		p.out = live.Renderer(demo.View{Lang: p.lang, Role: demo.RoleFollower})
+	} else if err := p.live.Apply(demo.Command{Action: demo.ActTimeline, At: at.Milliseconds()}); err != nil {
+		return err
+	}
+	if !p.c.Held() {
+		p.c.Hold("room-banner") // the room's end still reaches the page
+		p.out.Reset()
+	}
+	frame, err := p.out.Frame(nil)
+	if err != nil {
+		return err
+	}
+	p.c.PutOwn(frags(frame))
+	return nil
+}
+
+// follow ends the look at the past: the page follows the room again, from
+// the whole of its present.
+func (p *followerPast) follow() {
+	if p.live == nil {
+		return
+	}
+	p.live, p.moment, p.out = nil, "", nil
+	p.c.Release()
+	p.srv.rooms.Unfollow(p.code, p.c)
+	kind := ""
+	if p.kind != nil {
+		kind = p.kind.Name
+	}
+	p.srv.rooms.Follow(p.code, string(p.lang), kind, p.c)
 }
 
 // roomPage serves /room/{code}: the room's demo as its followers see it,

@@ -238,6 +238,7 @@ func TestFirstLoadWeight(t *testing.T) {
 	t.Parallel()
 	const budget = 30 << 10
 	ts := startServer(t, Config{Sim: quiet})
+	<-ts.srv.assets.best // the best Brotli, as a server serves once it has started
 	for _, k := range demos.All() {
 		path := "/" + k.Name
 		resp, body := ts.get(t, path, browserOK)

@@ -67,6 +67,10 @@ type Conn struct {
 	once    sync.Once
 	pinger  *time.Timer
 	strikes atomic.Int32 // refusals decided away from the reader, for it to count
+	// held, while set, is the one fragment id Put still lets through: the
+	// page shows a view of its own (a room's follower looking at the past)
+	// and only PutOwn reaches it, but that fragment (the room's banner).
+	held atomic.Pointer[string]
 
 	mu       sync.Mutex // guards the fields below
 	writing  bool       // a writer goroutine runs (or the socket is finished)
@@ -94,8 +98,37 @@ func Detached() *Conn { return &Conn{closed: make(chan struct{})} }
 // Origin is the origin of the page the socket comes from.
 func (c *Conn) Origin() string { return c.origin }
 
-// Put hands fragments to the writer. It never blocks.
-func (c *Conn) Put(frags []Frag) { c.box.Put(frags) }
+// Put hands fragments to the writer. It never blocks. While the
+// connection is held (Hold), only the fragment it lets through is handed on.
+func (c *Conn) Put(frags []Frag) {
+	if keep := c.held.Load(); keep != nil {
+		var pass []Frag
+		for _, f := range frags {
+			if f.ID == *keep {
+				pass = append(pass, f)
+			}
+		}
+		if len(pass) == 0 {
+			return
+		}
+		frags = pass
+	}
+	c.box.Put(frags)
+}
+
+// Hold stops Put from reaching the page but for the fragment whose id is
+// keep, until Release: the page shows a view of its own, which PutOwn sends.
+func (c *Conn) Hold(keep string) { c.held.Store(&keep) }
+
+// Release lets Put reach the page again.
+func (c *Conn) Release() { c.held.Store(nil) }
+
+// Held reports whether the connection is held.
+func (c *Conn) Held() bool { return c.held.Load() != nil }
+
+// PutOwn hands fragments to the writer whether or not the connection is
+// held: the page's own view.
+func (c *Conn) PutOwn(frags []Frag) { c.box.Put(frags) }
 
 // Take returns what is pending as one frame, or nil (Detached).
 func (c *Conn) Take() []byte { return c.box.Take() }

@@ -187,10 +187,30 @@
   // the room's last state to a demo of the follower's own.
   function followerControls(root) {
     (root || document).querySelectorAll('[data-role="follower"] [ws-send]').forEach(function (b) {
+      if (b.hasAttribute('data-timeline')) return; // a follower looks at the past on its own
       b.disabled = true;
       b.setAttribute('aria-disabled', 'true');
     });
   }
+  // A follower's look at the past sends the room's timeline (which its
+  // page holds) with the moment it wants; "continue from here" is a fork:
+  // a demo of its own, opened at that moment.
+  document.addEventListener('htmx:wsConfigSend', function (e) {
+    var d = demoOf(e.target);
+    if (!d || d.getAttribute('data-role') !== 'follower' || e.detail.parameters.action !== 'timeline') return;
+    var panel = d.querySelector('[data-testid="timeline-panel"]');
+    if (panel && panel.getAttribute('data-moment')) e.detail.parameters.moment = panel.getAttribute('data-moment');
+  });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-fork-moment]');
+    if (!b || b.disabled) return;
+    var d = demoOf(b), panel = d && d.querySelector('[data-testid="timeline-panel"]');
+    var tl = d && timelineOf(d);
+    if (!panel || !tl) return;
+    var q = 'moment=' + encodeURIComponent(panel.getAttribute('data-moment')) + '&at=' + encodeURIComponent(tl.value);
+    if (document.documentElement.lang === 'en') q += '&lang=en';
+    location.href = '/' + panel.getAttribute('data-kind') + '?' + q;
+  });
   followerControls();
   document.addEventListener('htmx:wsAfterMessage', function (e) {
     var d = demoOf(e.target); if (d && d.getAttribute('data-role') === 'follower') followerControls(d);
@@ -292,6 +312,21 @@
     }
     setTimeline(tl, to);
   }, true);
+  // On a projector the timeline is folded to its title: a click on the
+  // title opens it, and it stays open across the frames that redraw it.
+  var tlOpen = false;
+  function foldTimelines() {
+    document.querySelectorAll('.timeline').forEach(function (t) {
+      t.classList.toggle('tl-open', tlOpen);
+      var b = t.querySelector('[data-tl-fold]');
+      if (b) b.setAttribute('aria-expanded', String(tlOpen || t.classList.contains('timeline-past')));
+    });
+  }
+  foldTimelines();
+  document.addEventListener('click', function (e) {
+    if (e.target.closest && e.target.closest('[data-tl-fold]')) { tlOpen = !tlOpen; foldTimelines(); }
+  });
+  document.addEventListener('htmx:wsAfterMessage', foldTimelines);
   document.addEventListener('click', function (e) {
     var m = e.target.closest && e.target.closest('.tl-mark');
     if (!m) return;

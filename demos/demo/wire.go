@@ -103,9 +103,12 @@ var (
 	// The timeline's: show a moment of the past (in virtual ms), show the
 	// present again, continue from the moment shown; and a page opened from
 	// a link starts at its moment.
-	timeline = Action{Fields: []string{"at"}, Read: func(m Message, c *Command) error {
+	timeline = Action{Fields: []string{"at", "moment"}, Read: func(m Message, c *Command) (err error) {
 		n, err := m.Int("at", 0, int(sim.MaxSnapshotNow))
 		c.At = int64(n)
+		if _, ok := m.fields["moment"]; ok && err == nil {
+			c.Moment, err = m.moment("moment") // a follower's: the room's timeline
+		}
 		return err
 	}}
 	moment = Action{Fields: []string{"moment", "at"}, Read: func(m Message, c *Command) (err error) {
