@@ -305,3 +305,37 @@ func validKey(k string) error {
 	}
 	return nil
 }
+
+// AsPriority returns the snapshot of a priority queue in the state the
+// classic queue's snapshot s describes, and true; or false when s holds what
+// the priority queue cannot: a key both queued (ready, or dirty while
+// processing) and waiting. Every key keeps its place at the default
+// priority (ready keys in their order, then dirty ones, then waiting ones in
+// the order their waits began), and its failures; the bucket is dropped, as
+// the priority queue has none. A snapshot of the priority queue is returned
+// as it is.
+func (s Snapshot) AsPriority() (Snapshot, bool) {
+	if s.Priority {
+		return s, true
+	}
+	out := Snapshot{Priority: true, Ready: s.Ready, Processing: s.Processing, Waiting: s.Waiting,
+		Failures: s.Failures, Retries: s.Retries, Adds: s.Adds}
+	queued := map[string]bool{}
+	for _, k := range s.Ready {
+		queued[k] = true
+		out.Items = append(out.Items, ItemState{Key: k})
+	}
+	for _, p := range s.Processing {
+		if p.Dirty {
+			queued[p.Key] = true
+			out.Items = append(out.Items, ItemState{Key: p.Key})
+		}
+	}
+	for _, w := range s.Waiting {
+		if queued[w.Key] {
+			return Snapshot{}, false
+		}
+		out.Items = append(out.Items, ItemState{Key: w.Key})
+	}
+	return out, true
+}

@@ -262,3 +262,32 @@ func TestPriorityRestoreRefusesForgedSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// TestAsPriority: a classic queue's state becomes the priority queue's
+// unless a key is both queued and waiting, which the priority queue cannot
+// hold.
+func TestAsPriority(t *testing.T) {
+	q := New()
+	q.Add("b")
+	mustGet(t, q, "b")
+	q.Add("b")
+	q.Add("a")
+	q.AddRateLimited("c")
+	q.Add("d")
+	p, ok := q.Snapshot().AsPriority()
+	if !ok {
+		t.Fatal("refused")
+	}
+	r, err := Restore(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind() != Priority || !reflect.DeepEqual(r.Ready(), []string{"a", "d"}) || r.NumRequeues("c") != 1 ||
+		!r.State("b").Dirty || r.State("c").DueIn != BaseDelay {
+		t.Fatalf("converted to %+v", r.Keys())
+	}
+	q.AddAfter("a", time.Second)
+	if _, ok := q.Snapshot().AsPriority(); ok {
+		t.Fatal("converted a key both ready and waiting")
+	}
+}
