@@ -13,6 +13,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -35,6 +36,12 @@ var (
 	childWriteValues  = []string{string(engine.ChildGetThenBranch), string(engine.ChildBlind), string(engine.ChildApply)}
 	afterCreateValues = []string{string(engine.AfterCreateTrust), string(engine.AfterCreateReadBack), string(engine.AfterCreateSleep)}
 	periodicValues    = []string{string(engine.PeriodicNone), string(engine.PeriodicShort), string(engine.PeriodicLong)}
+	queueKindValues   = []string{string(workqueue.Priority), string(workqueue.Classic)}
+	// notReadyWireValues is what not-ready accepts: the values the page
+	// shows today (notReadyValues, each with its words), and requeue-true
+	// (Result{Requeue: true}), whose button and words come with the view of
+	// issue #19.
+	notReadyWireValues = append(append([]string{}, notReadyValues...), string(engine.NotReadyRequeueTrue))
 )
 
 // choice is an action that carries one of options in field key
@@ -74,7 +81,7 @@ var Kind = demo.Kind{
 		"delete":           demo.Name("name"),
 		"remove-finalizer": demo.Name("name"),
 		"dependency":       demo.Bool("present"),
-		"not-ready":        choice("value", notReadyValues...),
+		"not-ready":        choice("value", notReadyWireValues...),
 		"status-write":     choice("value", statusWriteValues...),
 		"predicate":        demo.Bool("on"),
 		"workers":          demo.Int("n", 1, engine.MaxWorkers),
@@ -83,6 +90,9 @@ var Kind = demo.Kind{
 		"after-create":     choice("value", afterCreateValues...),
 		"periodic":         choice("value", periodicValues...),
 		"trap":             trapAction,
+		"queue-kind":       choice("value", queueKindValues...),
+		"secret-watch":     demo.Bool("on"),
+		"child-edit":       demo.Name("name"),
 	},
 	New:     func(demo.Options) demo.Instance { return NewDemo() },
 	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
@@ -116,10 +126,19 @@ func (d *Demo) Apply(c demo.Command) error {
 		err = w.SetDependency(c.On)
 	case "not-ready":
 		v := engine.NotReadyRequeueAfter
-		if c.Name == "error" {
+		switch c.Name {
+		case "error":
 			v = engine.NotReadyError
+		case string(engine.NotReadyRequeueTrue):
+			v = engine.NotReadyRequeueTrue
 		}
 		err = w.SetNotReady(v)
+	case "queue-kind":
+		err = w.SetQueueKind(workqueue.Kind(c.Name))
+	case "secret-watch":
+		err = w.SetSecretWatch(c.On)
+	case "child-edit":
+		err = w.EditChild(c.Name)
 	case "status-write":
 		err = w.SetStatusWrite(engine.StatusWrite(c.Name))
 	case "predicate":
