@@ -53,7 +53,9 @@ const (
 	// was; Outcome added (now ready; on the priority queue this ends a
 	// wait), collapsed (already ready), dirty (being processed: handed out
 	// again after Done) or filtered (dropped by GenerationChangedPredicate);
-	// Priority the key's priority after the add.
+	// Priority the key's priority after the add; Delay the wait the add
+	// ended (the priority queue consumes a waiting key's wait; 0 when the
+	// key did not wait, and on the classic queue, whose wait stands).
 	EventEnqueue = "enqueue"
 	// EventReady: Key's wait is over (backoff or RequeueAfter).
 	EventReady = "ready"

@@ -158,8 +158,13 @@ func (w *World) enqueue(key, source string, from apiserver.Object) {
 	} else {
 		q.Add(key)
 	}
+	after := q.State(key)
+	var ended time.Duration // the wait this add consumed
+	if s.Waiting && !after.Waiting {
+		ended = s.DueIn
+	}
 	w.logEvent(Event{Kind: EventEnqueue, Key: key, Verb: source, Res: from.Kind, Name: from.Name, Outcome: outcome,
-		Priority: q.State(key).Priority})
+		Priority: after.Priority, Delay: ended})
 }
 
 // resync hands every cached object to the handlers again as an update with
