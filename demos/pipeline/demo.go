@@ -28,20 +28,16 @@ const (
 var css []byte
 
 // The wire values of the settings that are not booleans. not-ready says
-// "requeue" for the engine's requeue-after, as the page's contract does.
+// "requeue" for the engine's requeue-after, as the page's contract does; its
+// button cycles through them in this order.
 var (
-	notReadyValues    = []string{"error", "requeue"}
+	notReadyValues    = []string{"error", "requeue", string(engine.NotReadyRequeueTrue)}
 	statusWriteValues = []string{string(engine.StatusAlways), string(engine.StatusOnChange)}
 	statusFromValues  = []string{string(engine.StatusFromLatest), string(engine.StatusFromCache), string(engine.StatusFromApply)}
 	childWriteValues  = []string{string(engine.ChildGetThenBranch), string(engine.ChildBlind), string(engine.ChildApply)}
 	afterCreateValues = []string{string(engine.AfterCreateTrust), string(engine.AfterCreateReadBack), string(engine.AfterCreateSleep)}
 	periodicValues    = []string{string(engine.PeriodicNone), string(engine.PeriodicShort), string(engine.PeriodicLong)}
 	queueKindValues   = []string{string(workqueue.Priority), string(workqueue.Classic)}
-	// notReadyWireValues is what not-ready accepts: the values the page
-	// shows today (notReadyValues, each with its words), and requeue-true
-	// (Result{Requeue: true}), whose button and words come with the view of
-	// issue #19.
-	notReadyWireValues = append(append([]string{}, notReadyValues...), string(engine.NotReadyRequeueTrue))
 )
 
 // choice is an action that carries one of options in field key
@@ -81,7 +77,7 @@ var Kind = demo.Kind{
 		"delete":           demo.Name("name"),
 		"remove-finalizer": demo.Name("name"),
 		"dependency":       demo.Bool("present"),
-		"not-ready":        choice("value", notReadyWireValues...),
+		"not-ready":        choice("value", notReadyValues...),
 		"status-write":     choice("value", statusWriteValues...),
 		"predicate":        demo.Bool("on"),
 		"workers":          demo.Int("n", 1, engine.MaxWorkers),
@@ -125,14 +121,7 @@ func (d *Demo) Apply(c demo.Command) error {
 	case "dependency":
 		err = w.SetDependency(c.On)
 	case "not-ready":
-		v := engine.NotReadyRequeueAfter
-		switch c.Name {
-		case "error":
-			v = engine.NotReadyError
-		case string(engine.NotReadyRequeueTrue):
-			v = engine.NotReadyRequeueTrue
-		}
-		err = w.SetNotReady(v)
+		err = w.SetNotReady(notReadyOf(c.Name))
 	case "queue-kind":
 		err = w.SetQueueKind(workqueue.Kind(c.Name))
 	case "secret-watch":
@@ -171,9 +160,35 @@ func (d *Demo) Apply(c demo.Command) error {
 	}
 	d.follow()
 	if err != nil {
+		if c.Action == "child-edit" && errors.Is(err, apiserver.ErrNotFound) && d.hasApp(c.Name) {
+			// The App is there; its child is not (yet): not the App's
+			// absence the shared sentence would claim.
+			return demo.RefuseIn(words, demo.ReasonUnknownTarget, "err.nochild", c.Name)
+		}
 		return refusal(err, c.Name)
 	}
 	return nil
+}
+
+// notReadyOf is the engine's NotReady for a wire value of not-ready.
+func notReadyOf(v string) engine.NotReady {
+	switch v {
+	case "error":
+		return engine.NotReadyError
+	case string(engine.NotReadyRequeueTrue):
+		return engine.NotReadyRequeueTrue
+	}
+	return engine.NotReadyRequeueAfter
+}
+
+// hasApp reports whether the App name is in the API server.
+func (d *Demo) hasApp(name string) bool {
+	for _, o := range d.World().Objects() {
+		if o.Kind == apiserver.KindApp && o.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // refusal translates an engine error into the visitor's sentence. The
