@@ -62,7 +62,7 @@ var words = templates.Catalog{
 	"pp.key.waiting":    {"待ち", "waiting"},
 	"pp.key.dirty":      {"+処理中にもう一度追加(dirty)", "+added again while processing (dirty)"},
 	"pp.key.failures":   {"失敗 %d 回", "%d failures"},
-	"pp.key.low":        {"低優先度(初期 list・resync)", "low priority (initial list, resync)"},
+	"pp.key.low":        {"低優先度", "low priority"},
 	"pp.eta.due":        {"あと %.1f 秒で ready", "ready in %.1fs"},
 
 	// the rate limiter, under lane ③
