@@ -82,6 +82,7 @@ FUZZ_TARGETS := \
 	./demos/triggers:FuzzDemo ./demos/pipeline:FuzzDemo ./demos/controlplane:FuzzDemo \
 	./demos/demo:FuzzDecodeCommand \
 	./engine/triggers:FuzzWorld ./engine/triggers:FuzzRestore ./engine/workqueue:FuzzQueue \
+	./engine/workqueue:FuzzPriorityQueue ./engine/workqueue:FuzzRestore \
 	./engine/pipeline:FuzzPipeline ./engine/pipeline/apiserver:FuzzStore ./engine/controlplane:FuzzCluster
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
