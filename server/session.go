@@ -195,8 +195,12 @@ func (s *session) restore(c demo.Command, srv *Server) {
 // flush hands the connection's mailbox the fragments that changed since
 // the last frame (the renderer renders only those whose inputs changed).
 func (s *session) flush(srv *Server) {
-	if n := s.live.Reconciles(); n != s.reconciles {
+	// The count only grows in one demo; a demo continued from a moment of
+	// its past has counted fewer, and starts the count again.
+	if n := s.live.Reconciles(); n > s.reconciles {
 		srv.metrics.reconciles.WithLabelValues(s.kind.Name).Add(float64(n - s.reconciles))
+		s.reconciles = n
+	} else if n < s.reconciles {
 		s.reconciles = n
 	}
 	defer s.flushRoom()

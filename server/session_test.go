@@ -486,3 +486,40 @@ func TestSocketAfterDrain(t *testing.T) {
 		t.Fatalf("a socket after the drain got no answer within 2s: %v", err)
 	}
 }
+
+// TestTimelineOverTheSocket: a page goes back to a moment of its demo's
+// past, sees it, continues from there (the demo, replayed, has run fewer
+// reconciles than the present had: the count starts again, it never goes
+// back), and the session carries on; a moment outside the timeline is
+// refused and changes nothing.
+func TestTimelineOverTheSocket(t *testing.T) {
+	ts := startServer(t, Config{Sim: quiet})
+	c := dial(t, ts, "reconcile", newSID(), "ja")
+	c.send(htmx("set-replicas", "replicas", 5))
+	c.waitFor("desired 5", func() bool { return c.value("desired") == "5" })
+	c.send(htmx("step"))
+	c.send(htmx("step"))
+	c.send(htmx("set-replicas", "replicas", 7))
+	c.waitFor("desired 7", func() bool { return c.value("desired") == "7" })
+	marks := c.testids("timeline-mark")
+	if len(marks) != 4 {
+		t.Fatalf("%d marks, want 4", len(marks))
+	}
+	first := attr(marks[0], "data-at")
+	c.send(`{"action":"timeline","at":"` + first + `","HEADERS":{}}`)
+	c.waitFor("the past", func() bool {
+		return c.value("desired") == "5" && attr(c.testids("timeline")[0], "data-mode") == "past"
+	})
+	c.send(htmx("replicas-inc")) // refused: the page shows the past
+	c.waitFor("the refusal", c.errorShown)
+	if c.value("desired") != "5" {
+		t.Fatalf("an action changed the past: desired %s", c.value("desired"))
+	}
+	c.send(`{"action":"timeline","at":"99999999","HEADERS":{}}`)
+	c.send(htmx("timeline-continue"))
+	c.waitFor("continued", func() bool {
+		return attr(c.testids("timeline")[0], "data-mode") == "live" && len(c.testids("timeline-mark")) == 1
+	})
+	c.send(htmx("replicas-inc"))
+	c.waitFor("desired 6", func() bool { return c.value("desired") == "6" })
+}

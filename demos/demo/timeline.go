@@ -279,9 +279,21 @@ func (l *Live) RestoreTimeline(payload string) error {
 }
 
 // MomentURL is the link to the moment at of this demo: path is "/<kind>" or
-// "/embed/<kind>", origin the site's ("https://host").
+// "/embed/<kind>", origin the site's ("https://host"). It carries the
+// actions up to that moment, and none after.
 func (l *Live) MomentURL(origin, path string, lang ui.Lang, at time.Duration) string {
-	q := url.Values{"moment": {l.Moment()}, "at": {momentURLAt(at)}}
+	moment := l.Moment()
+	if n := len(l.tl.Entries); n > 0 && l.tl.Entries[n-1].At > at {
+		upTo := l.tl
+		upTo.Entries = upTo.Entries[:0:0]
+		for _, e := range l.tl.Entries {
+			if e.At <= at {
+				upTo.Entries = append(upTo.Entries, e)
+			}
+		}
+		moment = encodeMoment(l.kind, &upTo, l.startZ)
+	}
+	q := url.Values{"moment": {moment}, "at": {momentURLAt(at)}}
 	if lang == ui.En {
 		q.Set("lang", "en")
 	}

@@ -1,0 +1,103 @@
+// The timeline under every demo: act, go back to a mark and see the demo as
+// it was then (its controls off, the page saying it is the past), come back
+// to now, continue from a moment (what came after is dropped), and open the
+// link to a moment in another browser and as an embed, at the same moment,
+// paused; a corrupted link is a plain 4xx page.
+import { test, expect, open, type Locator, type Page } from './fixtures';
+
+type Story = {
+  kind: string;
+  /** The control each step presses, and what it changes. */
+  press: string;
+  value: string; // the test id whose data-value the steps change
+  attr?: string; // the attribute that holds it (data-value)
+  values: [string, string, string]; // before, after one press, after two
+};
+
+const STORIES: Story[] = [
+  { kind: 'reconcile', press: 'replicas-inc', value: 'desired', values: ['3', '4', '5'] },
+  { kind: 'triggers', press: 'replicas-inc', value: 'desired', values: ['3', '4', '5'] },
+  { kind: 'pipeline', press: 'workers', value: 'workers', values: ['1', '2', '1'] },
+  { kind: 'operator', press: 'members-inc', value: 'spec-members', values: ['3', '4', '5'] },
+  { kind: 'controlplane', press: 'guided-next', value: 'guided-step', values: ['0', '1', '2'] },
+];
+
+const timeline = (d: Locator) => d.getByTestId('timeline');
+
+async function press(d: Locator, s: Story, want: string) {
+  await d.getByTestId(s.press).click();
+  await expect(d.getByTestId(s.value)).toHaveAttribute('data-value', want);
+}
+
+/** Moves the timeline back, mark by mark (← key), to the mark at. */
+async function backTo(page: Page, d: Locator, at: string) {
+  await timeline(d).focus();
+  for (let i = 0; i < 3 && (await timeline(d).getAttribute('data-value')) !== at; i++) {
+    const before = await timeline(d).getAttribute('data-value');
+    await page.keyboard.press('ArrowLeft');
+    await expect(timeline(d)).not.toHaveAttribute('data-value', before!);
+  }
+  await expect(timeline(d)).toHaveAttribute('data-value', at);
+}
+
+for (const s of STORIES) {
+  test(`${s.kind}: back to a mark, to now, continue from there, and a link to the moment`, async ({ page, browser, errors }) => {
+    test.setTimeout(60_000);
+    await open(page, `/${s.kind}`);
+    const d = page.getByTestId(`${s.kind}-demo`);
+    await expect(d.getByTestId(s.value)).toHaveAttribute('data-value', s.values[0]);
+    await press(d, s, s.values[1]);
+    await press(d, s, s.values[2]);
+    const marks = d.locator('[data-testid="timeline-mark"][data-kind="action"]');
+    await expect(marks).toHaveCount(2);
+    const first = await marks.first().getAttribute('data-at');
+
+    // Back to the first mark: the demo as it was just after that action.
+    await backTo(page, d, first!);
+    await expect(timeline(d)).toHaveAttribute('data-mode', 'past');
+    await expect(d.getByTestId(s.value)).toHaveAttribute('data-value', s.values[1]);
+    await expect(d).toHaveAttribute('data-past', 'true');
+    await expect(d.getByTestId(s.press)).toBeDisabled();
+    await expect(d.getByTestId('step')).toBeDisabled();
+    await expect(d.getByTestId('timeline-panel')).toContainText(/過去|past/);
+
+    // Back to now.
+    await d.getByTestId('timeline-live').click();
+    await expect(timeline(d)).toHaveAttribute('data-mode', 'live');
+    await expect(d.getByTestId(s.value)).toHaveAttribute('data-value', s.values[2]);
+    await expect(d).not.toHaveAttribute('data-past', 'true');
+
+    // A link to the first mark's moment.
+    await backTo(page, d, first!);
+    const share = d.getByTestId('share-moment');
+    await expect(share).toHaveAttribute('data-value', new RegExp(`[?&]at=${first}(&|$)`));
+    const link = (await share.getAttribute('data-value'))!;
+    const embed = (await share.getAttribute('data-embed'))!;
+    expect(link.startsWith('http') && embed.includes(`/embed/${s.kind}?`), `${link} / ${embed}`).toBe(true);
+
+    // Continue from there: the later action is dropped.
+    await d.getByTestId('timeline-continue').click();
+    await expect(timeline(d)).toHaveAttribute('data-mode', 'live');
+    await expect(d.getByTestId(s.value)).toHaveAttribute('data-value', s.values[1]);
+    await expect(marks).toHaveCount(1);
+    await expect(d.getByTestId(s.press)).toBeEnabled();
+
+    // The link, in another browser and as an embed: the same moment, paused.
+    for (const url of [link, embed]) {
+      const ctx = await browser.newContext();
+      const other = await ctx.newPage();
+      await open(other, url.replace(/^https?:\/\/[^/]+/, ''));
+      const o = other.getByTestId(`${s.kind}-demo`);
+      await expect(o.getByTestId(s.value)).toHaveAttribute('data-value', s.values[1]);
+      await expect(o.getByTestId('clock')).toHaveAttribute('data-paused', 'true');
+      await ctx.close();
+    }
+
+    // A corrupted link: a plain 4xx page, never a 500.
+    errors.allow(/status of 400/);
+    const bad = link.replace(/moment=([A-Za-z0-9_-]{8})/, (_, p) => 'moment=' + p.split('').reverse().join(''));
+    const res = await page.goto(bad.replace(/^https?:\/\/[^/]+/, ''));
+    expect(res!.status(), bad).toBeGreaterThanOrEqual(400);
+    expect(res!.status(), bad).toBeLessThan(500);
+  });
+}
