@@ -36,8 +36,10 @@ func runProgram(t *testing.T, seed uint64, data []byte) {
 	c := New(seed)
 	var delivered []Message
 	trace := func(m Message) { delivered = append(delivered, m) }
-	// Binding decisions: every node chosen is Ready, untainted, and has room
-	// for the pass's pods beside those bound or being bound.
+	// Binding decisions: no node chosen has a NoSchedule taint (the pods
+	// tolerate none), and each has room for the pass's pods beside those
+	// bound or being bound. A node that is not Ready but not tainted yet may
+	// be chosen, as kube-scheduler does.
 	var bindErr string
 	onBind := func(binds []Object) {
 		extra := map[string]int{}
@@ -51,7 +53,7 @@ func runProgram(t *testing.T, seed uint64, data []byte) {
 		for _, o := range binds {
 			extra[o.Node]++
 			n := c.api.node(o.Node)
-			if n.ready != ConditionTrue || n.tainted || c.api.assigned(o.Node)+extra[o.Node] > NodeCapacity {
+			if n.hasEffect(EffectNoSchedule) || c.api.assigned(o.Node)+extra[o.Node] > NodeCapacity {
 				bindErr = "bound " + o.Name + " to " + o.Node
 			}
 		}
