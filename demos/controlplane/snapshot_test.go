@@ -2,11 +2,13 @@ package controlplane
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -108,6 +110,42 @@ func TestSnapshotStaysSmall(t *testing.T) {
 	t.Logf("the biggest snapshot: %d bytes", biggest)
 	if biggest > 6<<10 || biggest < 2<<10 {
 		t.Fatalf("the biggest snapshot is %d bytes", biggest)
+	}
+}
+
+// Pages keep snapshots the server wrote before the engine's snapshot
+// version 2 (taints, podIPs, Ready, readyReplicas, per-pod tolerations):
+// they still restore, write version 2 from then on and render. The
+// v1-*.json files are the snapshots of this package's goldens as they were
+// then.
+func TestOldSnapshotsRestore(t *testing.T) {
+	for _, name := range []string{"v1-guide-5", "v1-live", "v1-scheduler-outage", "v1-node-outage"} {
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile("testdata/" + name + ".json")
+			must(t, err)
+			var old Snapshot
+			must(t, json.Unmarshal(raw, &old))
+			if old.Cluster.V != 1 {
+				t.Fatalf("%s holds cluster version %d", name, old.Cluster.V)
+			}
+			in, err := Kind.Restore(demo.Options{}, json.RawMessage(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := in.(*Demo)
+			if d.Now() != time.Duration(old.Now)*time.Millisecond || d.Quiz() != old.Quiz {
+				t.Fatalf("restored at %v, quiz %q", d.Now(), d.Quiz())
+			}
+			if v := d.Snapshot().Cluster.V; v != cp.SnapshotVersion {
+				t.Fatalf("writes cluster version %d", v)
+			}
+			roundTrip(t, d)
+			d.Advance(10 * time.Minute)
+			live := demo.Wrap(&Kind, d)
+			for _, l := range []ui.Lang{ui.Ja, ui.En} {
+				demotest.RenderAll(t, live, demo.View{Lang: l, SID: "s"})
+			}
+		})
 	}
 }
 

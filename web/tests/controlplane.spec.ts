@@ -401,6 +401,8 @@ const axe = async (page: Page) => {
 async function liveStory(cp: Locator) {
   await preset(cp, 'node-outage').click();
   await expect(cp.locator('[data-testid="node"][data-running="false"]')).toHaveCount(1);
+  // The guide's readyReplicas roll-up lands first (under a second).
+  await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'node-unknown');
   await cp.getByTestId('skip').click();
   await expect(cp.locator('[data-testid="node"][data-ready="Unknown"]')).toHaveCount(1);
 }
