@@ -73,6 +73,10 @@ var Kind = demo.Kind{
 	New:     func(demo.Options) demo.Instance { return NewDemo() },
 	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
 	CSS:     css,
+	// Replay 2: the engine's truth pass (taints, podIPs, readyReplicas,
+	// slow start) and a clock that never goes back replay older links
+	// otherwise.
+	Replay: 2,
 	// The load generator sends the guide's first message and takes it back:
 	// each Back replays the guide from the empty cluster.
 	Load: []demo.LoadStep{

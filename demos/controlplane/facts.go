@@ -100,13 +100,24 @@ func (d *Demo) facts() *reading {
 func (d *Demo) read() reading {
 	c := d.cl()
 	now := d.Now()
+	// The engine's times are its own; the page shows the demo's, base
+	// later (see Demo).
+	at := func(t time.Duration) time.Duration { return d.base + t }
 	r := reading{fresh: true, now: now, guide: c.Guide(), runtime: c.Runtime(), quiz: d.quiz, replicas: c.Replicas(),
 		msgs: c.Messages(), events: ui.Newest(c.Events())}
+	for i := range r.msgs {
+		r.msgs[i].Sent, r.msgs[i].Arrive = at(r.msgs[i].Sent), at(r.msgs[i].Arrive)
+	}
+	for i := range r.events {
+		r.events[i].At = at(r.events[i].At)
+	}
 	r.live = r.guide.Step == r.guide.Total
 	_, r.rs, r.rsMade = c.ReplicaSet()
 	inflight := c.InFlight()
 	if !r.live && len(inflight) > 0 {
-		r.ghost = &inflight[0]
+		g := inflight[0]
+		g.Sent, g.Arrive = at(g.Sent), at(g.Arrive)
+		r.ghost = &g
 	}
 
 	for _, cv := range c.Components() {
@@ -163,6 +174,7 @@ func (d *Demo) read() reading {
 	// started watching, if later); a tainted node's pods are evicted when
 	// the controller's timer ends.
 	for i, n := range c.Nodes() {
+		n.LastRenew = at(n.LastRenew)
 		cd := card{view: n, pods: byNode[n.Name]}
 		var mem *cp.NLCNodeState
 		if i < len(nlc) {

@@ -173,6 +173,11 @@ func TestSnapshotForged(t *testing.T) {
 		{"an unknown speed", strings.Replace(good, `"speed":"1"`, `"speed":"3"`, 1)},
 		{"eleven replicas", strings.Replace(good, `"replicas":4`, `"replicas":11`, 1)},
 		{"a runtime that is not one", strings.Replace(good, `"runtime":"containerd"`, `"runtime":"docker"`, 1)},
+		{"a negative base", strings.TrimSuffix(good, "}") + `,"base":-1}`},
+		{"a base that does not add up", strings.TrimSuffix(good, "}") + `,"base":1000}`},
+		{"a base out of range", strings.TrimSuffix(good, "}") + `,"base":1000000000001}`},
+		{"a base that is not whole", strings.TrimSuffix(good, "}") + `,"base":1.5}`},
+		{"a base of the wrong type", strings.TrimSuffix(good, "}") + `,"base":"0"}`},
 	} {
 		if tc.raw == good {
 			t.Fatalf("%s: the forgery did not change the snapshot", tc.name)
@@ -218,5 +223,33 @@ func TestSnapshotsOfRealTimeRestore(t *testing.T) {
 				roundTrip(t, d)
 			}
 		}
+	}
+}
+
+// A demo reset or stepped back keeps its time in the snapshot's base: it
+// restores at the same time, with the same base, and the clock still never
+// goes back; a snapshot without a base (written before it) is base 0.
+func TestSnapshotKeepsTheBase(t *testing.T) {
+	d := live(t)
+	d.Advance(97*time.Millisecond + 13*time.Microsecond)
+	d.Reset()
+	if d.Base() == 0 || d.Base()%time.Millisecond != 0 {
+		t.Fatalf("base %v after a reset live", d.Base())
+	}
+	r := roundTrip(t, d)
+	if r.Base() != d.Base() || r.Now() != d.Now() {
+		t.Fatalf("restored at %v after %v, want %v after %v", r.Now(), r.Base(), d.Now(), d.Base())
+	}
+	for range 3 {
+		_, _ = r.Next()
+	}
+	before := r.Now()
+	must(t, r.Back())
+	if r.Now() != before {
+		t.Fatalf("Back moved the restored clock from %v to %v", before, r.Now())
+	}
+	roundTrip(t, r)
+	if raw := demo.MustJSON(NewDemo().Snapshot()); strings.Contains(raw, `"base"`) {
+		t.Fatalf("a base of 0 is written: %s", raw)
 	}
 }
