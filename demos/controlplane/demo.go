@@ -73,6 +73,10 @@ var Kind = demo.Kind{
 	New:     func(demo.Options) demo.Instance { return NewDemo() },
 	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
 	CSS:     css,
+	// Replay 2: the engine's truth pass (taints, podIPs, readyReplicas,
+	// slow start) and a clock that never goes back replay older links
+	// otherwise.
+	Replay: 2,
 	// The load generator sends the guide's first message and takes it back:
 	// each Back replays the guide from the empty cluster.
 	Load: []demo.LoadStep{
@@ -182,8 +186,10 @@ func (d *Demo) Parts() []demo.Part {
 		demo.Box("cp-main",
 			demo.Box("cp-story",
 				demo.Fragment("cp-guide", func() uint64 { return d.facts().keys.guide }, d.guideFrag),
+				note(NoteSlowStart),
 				demo.Fragment("cp-sequence", func() uint64 { return d.facts().keys.sequence }, d.sequenceFrag),
-				realNote("cp.real.heartbeat"),
+				note(NoteHeartbeat),
+				note(NoteInformer),
 			),
 			demo.Box("cp-cluster",
 				demo.Around(func(demo.View) templ.Component { return desiredBox() },
@@ -191,12 +197,16 @@ func (d *Demo) Parts() []demo.Part {
 					demo.Fragment("cp-objects", func() uint64 { return d.facts().keys.objects }, d.objectsFrag),
 				),
 				demo.Fragment("cp-components", func() uint64 { return d.facts().keys.components }, d.componentsFrag),
-				realNote("cp.real.eviction"),
+				note(NoteEviction),
+				note(NoteBinding),
 				demo.Around(func(v demo.View) templ.Component { return nodesBox(v.Lang) },
 					demo.Fragment("cp-tray", func() uint64 { return d.facts().keys.tray }, d.trayFrag),
 					demo.Around(func(demo.View) templ.Component { return nodeList() }, nodes...),
 				),
-				realNote("cp.real.scheduler"),
+				note(NoteScheduler),
+				note(NotePodLifecycle),
+				note(NoteDeadline),
+				note(NoteVersion),
 				// The skip bar: the button and the line saying what comes
 				// next, two fragments, so that the button stays put while
 				// the line changes with every message.
@@ -212,7 +222,7 @@ func (d *Demo) Parts() []demo.Part {
 			demo.Fragment("cp-quiz", func() uint64 { return d.facts().keys.quiz }, d.quizFrag),
 			demo.Box("cp-runtime-wrap",
 				demo.Fragment("cp-runtime", func() uint64 { return d.facts().keys.runtime }, d.runtimeFrag),
-				realNote("cp.real.runtime"),
+				note(NoteRuntime),
 			),
 			demo.Log(Prefix, demo.LogSource{
 				Key:   func() uint64 { return d.facts().keys.log },
@@ -225,9 +235,29 @@ func (d *Demo) Parts() []demo.Part {
 	}
 }
 
-// realNote is a one-line note where the demo simplifies real Kubernetes.
-func realNote(key string) demo.Part {
-	return demo.Static(func(v demo.View) templ.Component { return realLine(T(v.Lang, key)) })
+// The topics of the one-line notes where the demo simplifies real
+// Kubernetes: each stands once on the page, from its first load, next to
+// the part it concerns (see Parts), as data-testid="note" data-topic=….
+const (
+	NoteSlowStart    = "slow-start"    // the guide's POST Pod ×3 (under the guide)
+	NoteHeartbeat    = "heartbeat"     // Lease renewals computed, not drawn (under the diagram)
+	NoteInformer     = "informer"      // no informer cache, no echo of one's own writes (under the diagram)
+	NoteEviction     = "eviction"      // the node controller evicts, not the taint-eviction-controller (under the control plane)
+	NoteBinding      = "binding"       // one scheduling pass binds every pod (under the control plane)
+	NoteScheduler    = "scheduler"     // taints and a pod count, no CPU or memory (under the nodes)
+	NotePodLifecycle = "pod-lifecycle" // no probes, no grace period (under the nodes)
+	NoteDeadline     = "deadline"      // exact deadlines, not the 5 s monitor period (under the nodes)
+	NoteVersion      = "version"       // node-monitor-grace-period 50 s from 1.32, 40 s before (under the nodes)
+	NoteRuntime      = "runtime"       // the runtime switch applies at once (under figure 4)
+)
+
+// Notes lists the notes' topics in the page's order.
+var Notes = []string{NoteSlowStart, NoteHeartbeat, NoteInformer, NoteEviction, NoteBinding, NoteScheduler,
+	NotePodLifecycle, NoteDeadline, NoteVersion, NoteRuntime}
+
+// note is the one-line note of topic, rendered with the page only.
+func note(topic string) demo.Part {
+	return demo.Static(func(v demo.View) templ.Component { return noteLine(topic, T(v.Lang, "note."+topic)) })
 }
 
 // Frozen reports whether time stands still whatever the pace: during the

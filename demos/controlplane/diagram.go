@@ -180,6 +180,10 @@ func label(m cp.Message) string {
 		b.WriteString(" +taint")
 	case cp.ReasonUntaint:
 		b.WriteString(" −taint")
+	case cp.ReasonPodNotReady:
+		b.WriteString(" Ready=False")
+	case cp.ReasonRSStatus, cp.ReasonDeployStatus:
+		b.WriteString(" readyReplicas=" + strconv.Itoa(m.Value))
 	}
 	return b.String()
 }
@@ -266,7 +270,8 @@ var laneLines = map[string][2]string{
 	cp.LaneScheduler:  {"scheduler", ""},
 	cp.LaneKubelet:    {"kubelet", "×3"},
 	cp.LaneContainerd: {"containerd", ""},
-	cp.LaneNodeLife:   {"node lifecycle", "controller"},
+	// The chapter's name, with the real one under it.
+	cp.LaneNodeLife: {"node controller", "(node lifecycle)"},
 }
 
 // sequence builds the diagram: during the guide its seven lanes, the
@@ -362,7 +367,7 @@ func (d *Demo) stoppedLanes(l ui.Lang) map[string]string {
 // laneName returns a lane's name in a sentence.
 func laneName(lane string) string {
 	ln := laneLines[lane]
-	if ln[1] == "" || lane == cp.LaneKubelet {
+	if ln[1] == "" || lane == cp.LaneKubelet || lane == cp.LaneNodeLife {
 		return ln[0]
 	}
 	return ln[0] + " " + ln[1]

@@ -30,6 +30,10 @@ type reading struct {
 	replicas int  // the Deployment's, as kubectl applied it
 	rs       int  // the ReplicaSet's replicas …
 	rsMade   bool // … once the Deployment controller has made it
+	// the status.readyReplicas of the Deployment (once stored) and of the
+	// ReplicaSet (once made), as their controllers last wrote them
+	deployReady, rsReady int
+	deployMade           bool
 	// pods by phase: Running, Pending, Terminating
 	running, pending, terminating int
 
@@ -100,13 +104,30 @@ func (d *Demo) facts() *reading {
 func (d *Demo) read() reading {
 	c := d.cl()
 	now := d.Now()
+	// The engine's times are its own; the page shows the demo's, base
+	// later (see Demo).
+	at := func(t time.Duration) time.Duration { return d.base + t }
 	r := reading{fresh: true, now: now, guide: c.Guide(), runtime: c.Runtime(), quiz: d.quiz, replicas: c.Replicas(),
 		msgs: c.Messages(), events: ui.Newest(c.Events())}
+	for i := range r.msgs {
+		r.msgs[i].Sent, r.msgs[i].Arrive = at(r.msgs[i].Sent), at(r.msgs[i].Arrive)
+	}
+	for i := range r.events {
+		r.events[i].At = at(r.events[i].At)
+	}
 	r.live = r.guide.Step == r.guide.Total
 	_, r.rs, r.rsMade = c.ReplicaSet()
+	if v, ok := c.ReplicaSetView(); ok {
+		r.rsReady = v.ReadyReplicas
+	}
+	if v, ok := c.DeploymentView(); ok {
+		r.deployMade, r.deployReady = true, v.ReadyReplicas
+	}
 	inflight := c.InFlight()
 	if !r.live && len(inflight) > 0 {
-		r.ghost = &inflight[0]
+		g := inflight[0]
+		g.Sent, g.Arrive = at(g.Sent), at(g.Arrive)
+		r.ghost = &g
 	}
 
 	for _, cv := range c.Components() {
@@ -148,6 +169,9 @@ func (d *Demo) read() reading {
 		default:
 			r.terminating++
 		}
+		if pod.Evicting {
+			pod.EvictAt = at(pod.EvictAt)
+		}
 		pf := podFact{PodView: pod, attempts: queued[pod.Name],
 			killable: r.live && !killing[pod.Name] && pod.Phase != cp.PhaseTerminating}
 		if pod.Node == "" {
@@ -160,20 +184,27 @@ func (d *Demo) read() reading {
 	// Each node's countdown or note comes from the node lifecycle
 	// controller's memory: a stopped kubelet's node goes Unknown
 	// NodeMonitorGracePeriod after its last renewal (or after the controller
-	// started watching, if later); a tainted node's pods are evicted when
-	// the controller's timer ends.
+	// started watching, if later); the pods on a node with the NoExecute
+	// taint are evicted as their tolerations (DefaultTolerationSeconds
+	// each) run out, and the card counts down to the first.
+	cnow := at(c.Now()) // the engine's instant, without its rest under a millisecond
 	for i, n := range c.Nodes() {
+		n.LastRenew = at(n.LastRenew)
 		cd := card{view: n, pods: byNode[n.Name]}
 		var mem *cp.NLCNodeState
 		if i < len(nlc) {
 			mem = &nlc[i]
 		}
 		alive, doomed := 0, 0
+		evict, evicting := time.Duration(0), false
 		for _, pod := range cd.pods {
 			if pod.Phase == cp.PhaseTerminating {
 				doomed++
 			} else {
 				alive++
+			}
+			if pod.Evicting && (!evicting || pod.EvictAt < evict) {
+				evict, evicting = pod.EvictAt, true
 			}
 		}
 		switch {
@@ -181,14 +212,13 @@ func (d *Demo) read() reading {
 		case n.Ready == cp.ConditionTrue && !cmOn:
 			cd.note = "cp.node.cm-stopped"
 		case n.Ready == cp.ConditionTrue && mem != nil:
-			since := now - time.Duration(mem.SinceAgo)*time.Millisecond
-			in := max(max(n.LastRenew, since)+cp.NodeMonitorGracePeriod-now, 0)
-			cd.eta = &countdown{key: "cp.eta.unknown", arg: ui.ClockText(n.LastRenew), at: now + in, in: in}
+			since := cnow - time.Duration(mem.SinceAgo)*time.Millisecond
+			end := max(n.LastRenew, since) + cp.NodeMonitorGracePeriod
+			cd.eta = &countdown{key: "cp.eta.unknown", arg: ui.ClockText(n.LastRenew), at: end, in: max(end-now, 0)}
 		case n.Tainted && alive > 0 && !cmOn:
 			cd.note = "cp.node.no-eviction"
-		case n.Tainted && alive > 0 && mem != nil && mem.Evict:
-			in := max(time.Duration(mem.EvictIn)*time.Millisecond, 0)
-			cd.eta = &countdown{key: "cp.eta.evict", at: now + in, in: in}
+		case evicting:
+			cd.eta = &countdown{key: "cp.eta.evict", at: evict, in: max(evict-now, 0)}
 		case doomed > 0 && alive == 0:
 			cd.note = "cp.node.gone"
 		}
@@ -222,13 +252,46 @@ func (d *Demo) read() reading {
 	return r
 }
 
+// guideMsg returns the message the guide's bar says: the newest one, but
+// while the only messages after the guide's eleventh are the status
+// roll-up it sets off (the pods' Ready heard, then readyReplicas written
+// on the ReplicaSet and the Deployment), the eleventh: the guide ends on
+// the chapter's last message. Nil before the first.
+func (r *reading) guideMsg() *cp.Message {
+	n := len(r.msgs)
+	if r.guide.Step == 0 || n == 0 {
+		return nil
+	}
+	if r.live {
+		for i := n - 1; i >= 0; i-- {
+			m := &r.msgs[i]
+			if m.Step == cp.GuideSteps {
+				return m
+			}
+			if !rollUp(m) {
+				break
+			}
+		}
+	}
+	return &r.msgs[n-1]
+}
+
+// rollUp reports whether m is part of a status roll-up: readyReplicas
+// written, or a pod's status change heard by a controller.
+func rollUp(m *cp.Message) bool {
+	switch m.Reason {
+	case cp.ReasonRSStatus, cp.ReasonDeployStatus:
+		return true
+	case cp.ReasonPodRunning:
+		return m.Kind == cp.KindWatch
+	}
+	return false
+}
+
 // hashKeys hashes each fragment's facts into its key.
 func (r *reading) hashKeys() keys {
 	var k keys
-	var last *cp.Message // the newest message, which the guide's bar says
-	if n := len(r.msgs); r.guide.Step > 0 && n > 0 {
-		last = &r.msgs[n-1]
-	}
+	last := r.guideMsg()
 
 	var h sum
 	h.n(r.guide.Step)
@@ -262,6 +325,9 @@ func (r *reading) hashKeys() keys {
 	h.n(r.replicas)
 	h.b(r.rsMade)
 	h.n(r.rs)
+	h.b(r.deployMade)
+	h.n(r.deployReady)
+	h.n(r.rsReady)
 	h.n(r.running)
 	h.n(r.pending)
 	h.n(r.terminating)
@@ -286,6 +352,12 @@ func (r *reading) hashKeys() keys {
 		h.s(string(n.Ready))
 		h.b(n.Kubelet)
 		h.b(n.Tainted)
+		h.n(len(n.Taints))
+		for _, tn := range n.Taints {
+			h.s(tn.Key)
+			h.s(tn.Effect)
+		}
+		h.s(n.PodCIDR)
 		h.n(n.Pods)
 		h.pods(cd.pods)
 		h.s(cd.note)
@@ -382,6 +454,10 @@ func (h *sum) pods(ps []podFact) {
 		h.s(p.Name)
 		h.s(p.Node)
 		h.s(string(p.Phase))
+		h.s(p.IP)
+		h.b(p.Ready)
+		h.b(p.Evicting)
+		h.d(p.EvictAt)
 		h.n(p.attempts)
 		h.b(p.killable)
 	}

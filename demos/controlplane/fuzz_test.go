@@ -52,7 +52,8 @@ func program(ops ...[2]byte) []byte {
 var missingKey = regexp.MustCompile(`[>" ](cp|log|reason|guide|quiz|why|chapter|err)\.[a-z][a-z0-9.-]*[<"]`)
 
 // FuzzDemo runs random programs of commands and time steps and checks what
-// holds in every state: the clock and the engine agree; NextDue is false
+// holds in every state: the clock is the engine's time after base, and it
+// never goes back; NextDue is false
 // while paused or during the guide, and when false nothing changes by
 // itself; a refused command changes nothing; pods stay within bounds; the
 // snapshot is small and round-trips; every fragment renders in both
@@ -91,6 +92,7 @@ func runProgram(t *testing.T, prog []byte) {
 	// keys must change whenever the HTML does.
 	view := demo.View{Lang: []ui.Lang{ui.Ja, ui.En}[len(prog)/2%2], SID: demotest.SID}
 	keys := demotest.NewKeys(t, live, view)
+	last := live.Now()
 	for i := 0; i+1 < len(prog); i += 2 {
 		next := runOp(t, live, prog[i]%numOps, prog[i+1])
 		if next != live { // restored: a new demo, and a new page
@@ -99,6 +101,12 @@ func runProgram(t *testing.T, prog []byte) {
 		}
 		keys.Step(t)
 		checkInvariants(t, live, i/2)
+		// The timeline logs actions at the demo's time: it never goes back.
+		if now := live.Now(); now < last {
+			t.Fatalf("op %d: the clock went back from %v to %v", i/2, last, now)
+		} else {
+			last = now
+		}
 	}
 }
 
@@ -154,6 +162,17 @@ func runOp(t *testing.T, live *demo.Live, op, arg byte) *demo.Live {
 			return live
 		}
 		c = demo.Command{Action: "reset"}
+	}
+	// The framework carries out every action on a whole millisecond, moving
+	// time on to it first, refused or not (demo.Live.Apply): what a refusal
+	// must not change is the state there.
+	if frac := d.Now() % time.Millisecond; frac != 0 {
+		paused, speed := d.Paused(), d.Speed()
+		d.SetPaused(false)
+		d.SetSpeed(sim.Normal)
+		d.Advance(time.Millisecond - frac)
+		d.SetPaused(paused)
+		d.SetSpeed(speed)
 	}
 	before := demo.MustJSON(d.Snapshot())
 	n := d.Reconciles()

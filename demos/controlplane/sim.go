@@ -35,20 +35,28 @@ var (
 // message per press), then the live cluster, whose time runs at the
 // visitor's pace.
 //
-// Invariant: clk.Now() == c.Now(). The engine owns time (its messages and
-// timers are due at exact virtual instants, and Back or Reset take it back
-// to an earlier step of the guide); the clock only adds the pace — paused or
-// not, and the speed — and is rebuilt at the engine's time after every
-// change (sync).
+// Invariant: clk.Now() == base + c.Elapsed(), and it never goes back. The
+// engine owns the passing of time (its messages and timers are due at exact
+// virtual instants); the clock only adds the pace — paused or not, and the
+// speed — and is rebuilt after every change (sync). The demo's time is the
+// engine's plus base: Back, Reset and a runtime switch during the guide
+// replace the cluster with one replayed from its seed, whose time is
+// earlier, and sync absorbs the difference into base, so that the page's
+// clock, the times it draws and the timeline (which logs every action at
+// the demo's time) only ever move forward. Every time the page shows is
+// the demo's: the reading adds base to the engine's (facts.go).
 //
 // A new demo has no cluster of its own: it reads start, the starting state
 // every demo shares, until a command would change it; then it makes its
 // own, the same starting state anew. So an open tab that nobody touches
 // holds no cluster at all.
 type Demo struct {
-	clk  sim.Clock
-	c    *cp.Cluster // the demo's own cluster; nil while it is still start
-	quiz string      // QuizNone, QuizScheduler or QuizNode: the preset last set up
+	clk sim.Clock
+	c   *cp.Cluster // the demo's own cluster; nil while it is still start
+	// base is the demo's time at the cluster's time 0: a whole number of
+	// milliseconds that only grows (see sync).
+	base time.Duration
+	quiz string // QuizNone, QuizScheduler or QuizNode: the preset last set up
 	// reconciles counts the messages sent (each makes a component run),
 	// for metrics; it never goes down, not even on Reset.
 	reconciles int
@@ -87,14 +95,22 @@ func (d *Demo) own() *cp.Cluster {
 	return d.c
 }
 
-// sync rebuilds the clock at the engine's time, keeping the pace, and counts
+// sync rebuilds the clock at the demo's time, keeping the pace, and counts
 // the messages sent since the last sync.
 func (d *Demo) sync() {
 	d.seen.fresh = false // the fragments read the cluster again
-	// The demo's clock is all the time given to the cluster, the rest under
-	// a millisecond included: the framework sees it, and carries out an
-	// action on a whole millisecond, where a replay meets it.
-	d.clk = sim.NewClock(d.cl().Elapsed(), d.clk.Paused(), d.clk.Speed())
+	// The demo's clock is base and all the time given to the cluster, the
+	// rest under a millisecond included: the framework sees it, and carries
+	// out an action on a whole millisecond, where a replay meets it. A
+	// cluster replayed from its seed starts earlier: base takes the
+	// difference, rounded up to a whole millisecond (the snapshot counts
+	// them), so the clock stands still or moves on by less than one.
+	now := d.base + d.cl().Elapsed()
+	if prev := d.clk.Now(); now < prev {
+		d.base = (prev - d.cl().Elapsed() + time.Millisecond - 1).Truncate(time.Millisecond)
+		now = d.base + d.cl().Elapsed()
+	}
+	d.clk = sim.NewClock(now, d.clk.Paused(), d.clk.Speed())
 	seq := d.newestSeq()
 	if seq > d.lastSeq {
 		d.reconciles += seq - d.lastSeq
@@ -147,8 +163,11 @@ func (d *Demo) SetPaused(p bool) { d.clk.SetPaused(p) }
 // SetSpeed sets the pace.
 func (d *Demo) SetSpeed(sp sim.Speed) { d.clk.SetSpeed(sp) }
 
-// Now returns the virtual time.
+// Now returns the demo's virtual time: base and the engine's.
 func (d *Demo) Now() time.Duration { return d.clk.Now() }
+
+// Base returns the demo's time at the engine's time 0.
+func (d *Demo) Base() time.Duration { return d.base }
 
 // Paused reports whether virtual time is stopped by the visitor.
 func (d *Demo) Paused() bool { return d.clk.Paused() }
@@ -266,8 +285,8 @@ func (d *Demo) do(f func() error) error {
 }
 
 // Reset brings the demo back to the guide's start, with the same seed and
-// runtime stack, keeping the pace; the clock goes back to 0 with the
-// engine's.
+// runtime stack, keeping the pace; the engine's time goes back to 0, the
+// demo's stands where it was.
 func (d *Demo) Reset() {
 	d.own().Reset()
 	d.quiz = QuizNone

@@ -13,11 +13,13 @@ import (
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
-// live returns a demo whose guide is over: three pods Running, nothing due.
+// live returns a demo whose guide is over and whose readyReplicas roll-up
+// has landed: three pods Running and Ready, nothing due.
 func live(t *testing.T) *Demo {
 	t.Helper()
 	d := NewDemo()
 	must(t, d.FinishGuide())
+	settle(t, d)
 	if !d.Cluster().Converged() {
 		t.Fatalf("the guide did not converge: %+v", d.Cluster().Pods())
 	}
@@ -53,11 +55,11 @@ func node(d *Demo, name string) cp.NodeView {
 	return cp.NodeView{}
 }
 
-// The clock and the engine share one time: every change keeps them equal.
+// The clock is the engine's time after base: every change keeps them so.
 func checkClock(t *testing.T, d *Demo) {
 	t.Helper()
-	if d.clk.Now() != d.Cluster().Elapsed() {
-		t.Fatalf("clock %v, engine %v", d.clk.Now(), d.Cluster().Elapsed())
+	if d.clk.Now() != d.base+d.Cluster().Elapsed() {
+		t.Fatalf("clock %v, engine %v after %v", d.clk.Now(), d.Cluster().Elapsed(), d.base)
 	}
 }
 
@@ -85,9 +87,10 @@ func TestGuideTimeStandsStill(t *testing.T) {
 	}
 }
 
-// Next sends exactly one message, Back undoes one (time goes back with the
-// engine), and both refuse at the ends; after the eleventh message the
-// cluster is live and Back is refused.
+// Next sends exactly one message, Back undoes one (the engine's time goes
+// back, the demo's stands still, and Next moves it on by the message's
+// latency again), and both refuse at the ends; after the eleventh message
+// the cluster is live and Back is refused.
 func TestGuideNextAndBack(t *testing.T) {
 	d := NewDemo()
 	if err := d.Back(); err == nil {
@@ -126,13 +129,19 @@ func TestGuideNextAndBack(t *testing.T) {
 	for n := 6; n >= 0; n-- {
 		must(t, d.Back())
 		checkClock(t, d)
-		want := time.Duration(0)
+		engine := time.Duration(0)
 		if n > 0 {
-			want = times[n-1]
+			engine = times[n-1]
 		}
-		if d.Cluster().Guide().Step != n || d.Now() != want || len(d.Cluster().Messages()) != n {
-			t.Fatalf("Back to %d: step %d at %v with %d messages, want %v", n, d.Cluster().Guide().Step, d.Now(), len(d.Cluster().Messages()), want)
+		if d.Cluster().Guide().Step != n || d.Now() != times[6] || d.Cluster().Now() != engine || len(d.Cluster().Messages()) != n {
+			t.Fatalf("Back to %d: step %d at %v (engine %v) with %d messages, want %v (engine %v)", n, d.Cluster().Guide().Step,
+				d.Now(), d.Cluster().Now(), len(d.Cluster().Messages()), times[6], engine)
 		}
+	}
+	_, _ = d.Next()
+	checkClock(t, d)
+	if d.Now() != times[6]+times[0] {
+		t.Fatalf("Next after Back to the start: %v, want %v", d.Now(), times[6]+times[0])
 	}
 }
 
@@ -407,9 +416,11 @@ func TestStep(t *testing.T) {
 	}
 	d.SetPaused(true)
 	must(t, d.SetReplicas(4))
-	before := len(d.Cluster().Messages())
+	before := d.Cluster().Messages()
+	next := d.Cluster().InFlight()[0]
 	must(t, d.Step())
-	if len(d.Cluster().Messages()) != before+1 || d.Now() != d.Cluster().Now() {
+	after := d.Cluster().Messages()
+	if after[len(after)-1].Seq != next.Seq || after[len(after)-2].Seq != before[len(before)-1].Seq || d.Now() != d.Cluster().Now() {
 		t.Fatal("a step did not deliver exactly one message")
 	}
 	if !d.Paused() {
@@ -418,7 +429,8 @@ func TestStep(t *testing.T) {
 }
 
 // Reset returns to the guide's start, keeping the pace and the runtime; the
-// count of messages sent for metrics never goes down.
+// count of messages sent for metrics never goes down. The demo's clock stays
+// where it was: the timeline's time never goes back.
 func TestReset(t *testing.T) {
 	d := live(t)
 	d.SetSpeed(sim.Double)
@@ -426,9 +438,11 @@ func TestReset(t *testing.T) {
 	must(t, d.SetRuntime(cp.RuntimeDockershim))
 	must(t, d.Preset(QuizNode))
 	n := d.Reconciles()
+	before := d.Now()
 	d.Reset()
-	if d.Now() != 0 || d.Live() || d.Cluster().Guide().Step != 0 || d.Quiz() != QuizNone {
-		t.Fatalf("after reset: %v step %d quiz %q", d.Now(), d.Cluster().Guide().Step, d.Quiz())
+	checkClock(t, d)
+	if d.Now() != before || d.Cluster().Now() != 0 || d.Live() || d.Cluster().Guide().Step != 0 || d.Quiz() != QuizNone {
+		t.Fatalf("after reset: %v (engine %v) step %d quiz %q, want %v", d.Now(), d.Cluster().Now(), d.Cluster().Guide().Step, d.Quiz(), before)
 	}
 	if d.Speed() != sim.Double || !d.Paused() || d.Cluster().Runtime() != cp.RuntimeDockershim {
 		t.Fatal("reset lost the pace or the runtime")
@@ -442,18 +456,74 @@ func TestReset(t *testing.T) {
 	}
 }
 
-// A demo's reconciles count the messages sent: the guide's eleven, and the
-// rest as they are sent.
+// A demo's reconciles count the messages sent: the guide's eleven and the
+// notification its last one sends (the ReplicaSet controller hears the pods
+// turn Ready), then the rest as they are sent.
 func TestReconcilesCountMessages(t *testing.T) {
-	d := live(t)
-	if d.Reconciles() != cp.GuideSteps {
-		t.Fatalf("after the guide: %d", d.Reconciles())
+	d := NewDemo()
+	must(t, d.FinishGuide())
+	if n := cp.GuideSteps + len(d.Cluster().InFlight()); d.Reconciles() != n || n != cp.GuideSteps+1 {
+		t.Fatalf("after the guide: %d, want %d", d.Reconciles(), n)
 	}
+	settle(t, d)
+	n := d.Reconciles()
 	must(t, d.SetReplicas(4))
 	settle(t, d)
-	if d.Reconciles() <= cp.GuideSteps {
+	if d.Reconciles() <= n {
 		t.Fatal("messages after the guide were not counted")
 	}
 }
 
 func sameJSON(a, b Snapshot) bool { return demo.MustJSON(a) == demo.MustJSON(b) }
+
+// The demo's time never goes back, whatever replaces its cluster (Reset,
+// Back, a runtime switch during the guide, a preset): the timeline logs
+// every action at it. Every time the page shows is the demo's: after a
+// reset live, the diagram's and the log's times are later than the reset.
+func TestClockNeverGoesBack(t *testing.T) {
+	d := NewDemo()
+	last := d.Now()
+	check := func(what string) {
+		t.Helper()
+		checkClock(t, d)
+		if d.Now() < last {
+			t.Fatalf("%s: the clock went back from %v to %v", what, last, d.Now())
+		}
+		last = d.Now()
+	}
+	for range 4 {
+		_, _ = d.Next()
+		check("next")
+	}
+	must(t, d.Back())
+	check("back")
+	must(t, d.SetRuntime(cp.RuntimeDockershim))
+	check("runtime")
+	must(t, d.Preset(QuizNode))
+	check("preset")
+	must(t, d.Skip())
+	check("skip")
+	d.Advance(3*time.Second + 500*time.Microsecond)
+	check("advance")
+	resetAt := d.Now()
+	d.Reset()
+	check("reset")
+	must(t, d.FinishGuide())
+	check("finish")
+	settle(t, d)
+	r := d.facts()
+	for _, m := range r.msgs {
+		if m.Arrive < resetAt {
+			t.Fatalf("a message drawn at %v, before the reset at %v", m.Arrive, resetAt)
+		}
+	}
+	for _, e := range r.events {
+		if e.At < resetAt {
+			t.Fatalf("an event logged at %v, before the reset at %v", e.At, resetAt)
+		}
+	}
+	seq := d.sequence(ui.En)
+	if first := seq.Rows[0].Left; first != ui.ClockText(r.msgs[0].Arrive) || r.msgs[0].Arrive != d.Base()+d.Cluster().Messages()[0].Arrive {
+		t.Fatalf("the diagram's first time %s, the engine's %v after %v", first, d.Cluster().Messages()[0].Arrive, d.Base())
+	}
+}

@@ -2,11 +2,13 @@ package controlplane
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	cp "github.com/reconcile-demo/reconcile-demo/engine/controlplane"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -111,6 +113,42 @@ func TestSnapshotStaysSmall(t *testing.T) {
 	}
 }
 
+// Pages keep snapshots the server wrote before the engine's snapshot
+// version 2 (taints, podIPs, Ready, readyReplicas, per-pod tolerations):
+// they still restore, write version 2 from then on and render. The
+// v1-*.json files are the snapshots of this package's goldens as they were
+// then.
+func TestOldSnapshotsRestore(t *testing.T) {
+	for _, name := range []string{"v1-guide-5", "v1-live", "v1-scheduler-outage", "v1-node-outage"} {
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile("testdata/" + name + ".json")
+			must(t, err)
+			var old Snapshot
+			must(t, json.Unmarshal(raw, &old))
+			if old.Cluster.V != 1 {
+				t.Fatalf("%s holds cluster version %d", name, old.Cluster.V)
+			}
+			in, err := Kind.Restore(demo.Options{}, json.RawMessage(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := in.(*Demo)
+			if d.Now() != time.Duration(old.Now)*time.Millisecond || d.Quiz() != old.Quiz {
+				t.Fatalf("restored at %v, quiz %q", d.Now(), d.Quiz())
+			}
+			if v := d.Snapshot().Cluster.V; v != cp.SnapshotVersion {
+				t.Fatalf("writes cluster version %d", v)
+			}
+			roundTrip(t, d)
+			d.Advance(10 * time.Minute)
+			live := demo.Wrap(&Kind, d)
+			for _, l := range []ui.Lang{ui.Ja, ui.En} {
+				demotest.RenderAll(t, live, demo.View{Lang: l, SID: "s"})
+			}
+		})
+	}
+}
+
 // Forged or stale snapshots are refused, never half-restored.
 func TestSnapshotForged(t *testing.T) {
 	d := live(t)
@@ -135,6 +173,11 @@ func TestSnapshotForged(t *testing.T) {
 		{"an unknown speed", strings.Replace(good, `"speed":"1"`, `"speed":"3"`, 1)},
 		{"eleven replicas", strings.Replace(good, `"replicas":4`, `"replicas":11`, 1)},
 		{"a runtime that is not one", strings.Replace(good, `"runtime":"containerd"`, `"runtime":"docker"`, 1)},
+		{"a negative base", strings.TrimSuffix(good, "}") + `,"base":-1}`},
+		{"a base that does not add up", strings.TrimSuffix(good, "}") + `,"base":1000}`},
+		{"a base out of range", strings.TrimSuffix(good, "}") + `,"base":1000000000001}`},
+		{"a base that is not whole", strings.TrimSuffix(good, "}") + `,"base":1.5}`},
+		{"a base of the wrong type", strings.TrimSuffix(good, "}") + `,"base":"0"}`},
 	} {
 		if tc.raw == good {
 			t.Fatalf("%s: the forgery did not change the snapshot", tc.name)
@@ -180,5 +223,33 @@ func TestSnapshotsOfRealTimeRestore(t *testing.T) {
 				roundTrip(t, d)
 			}
 		}
+	}
+}
+
+// A demo reset or stepped back keeps its time in the snapshot's base: it
+// restores at the same time, with the same base, and the clock still never
+// goes back; a snapshot without a base (written before it) is base 0.
+func TestSnapshotKeepsTheBase(t *testing.T) {
+	d := live(t)
+	d.Advance(97*time.Millisecond + 13*time.Microsecond)
+	d.Reset()
+	if d.Base() == 0 || d.Base()%time.Millisecond != 0 {
+		t.Fatalf("base %v after a reset live", d.Base())
+	}
+	r := roundTrip(t, d)
+	if r.Base() != d.Base() || r.Now() != d.Now() {
+		t.Fatalf("restored at %v after %v, want %v after %v", r.Now(), r.Base(), d.Now(), d.Base())
+	}
+	for range 3 {
+		_, _ = r.Next()
+	}
+	before := r.Now()
+	must(t, r.Back())
+	if r.Now() != before {
+		t.Fatalf("Back moved the restored clock from %v to %v", before, r.Now())
+	}
+	roundTrip(t, r)
+	if raw := demo.MustJSON(NewDemo().Snapshot()); strings.Contains(raw, `"base"`) {
+		t.Fatalf("a base of 0 is written: %s", raw)
 	}
 }

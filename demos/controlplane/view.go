@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 
@@ -62,6 +63,9 @@ type DesiredProps struct {
 	Deployment string
 	ReplicaSet string
 	Pods       string
+	// The readyReplicas their controllers wrote; nil before the object
+	// exists.
+	DeployReady, RSReady *int
 }
 
 // CompProps is a control-plane program with its switch.
@@ -86,6 +90,8 @@ type NodeProps struct {
 	KubeletText string
 	ToggleLabel string
 	Tainted     bool
+	Taints      []TaintProps
+	PodCIDR     string
 	Pods        []PodProps
 	Free        []int // the empty slots, for drawing
 	Count       int
@@ -93,6 +99,13 @@ type NodeProps struct {
 	ETA         *ui.ETA // Unknown, or the eviction, by countdown
 	Note        string
 	Locked      bool
+}
+
+// TaintProps is one of a node's taints.
+type TaintProps struct {
+	Key, Effect string
+	Short       string // the key without its node.kubernetes.io/ prefix, and the effect
+	What        string // what the effect does to pods
 }
 
 // PodProps is one pod.
@@ -107,6 +120,10 @@ type PodProps struct {
 	Killable   bool
 	KillLabel  string
 	StatusText string
+	IP         string // status.podIP; "" before the kubelet writes it
+	Ready      string // its Ready condition: True or False
+	ReadyText  string // shown once the kubelet has written its status
+	EvictAt    int64  // when its NoExecute toleration ends (virtual ms); 0 when it is not running out
 }
 
 // NextProps is the skip button: what comes next, and when.
@@ -206,12 +223,12 @@ func (d *Demo) guide(l ui.Lang) GuideProps {
 		p.Object, p.Before, p.After = s.Caption.Object, s.Caption.Before, s.Caption.After
 		current = s.ChapterStep
 	}
-	if msgs := r.msgs; g.Step > 0 && len(msgs) > 0 {
-		last := msgs[len(msgs)-1]
-		p.Label = label(last)
+	if last := r.guideMsg(); last != nil {
+		p.Label = label(*last)
 		if r.live && last.Step == 0 {
-			// Live, the caption follows the newest message.
-			p.Head, p.Text = T(l, "guide.live.head"), messageText(l, last)
+			// Live, the caption follows the newest message (past the
+			// guide's own roll-up: guideMsg).
+			p.Head, p.Text = T(l, "guide.live.head"), messageText(l, *last)
 			p.Object, p.Before, p.After = "", "", ""
 		}
 	}
@@ -243,6 +260,12 @@ func (d *Demo) objects(l ui.Lang) DesiredProps {
 	}
 	if r.running+r.pending+r.terminating > 0 {
 		p.Pods = F(l, "cp.obj.pods", r.running, r.pending, r.terminating)
+	}
+	if r.deployMade {
+		p.DeployReady = &r.deployReady
+	}
+	if r.rsMade {
+		p.RSReady = &r.rsReady
 	}
 	return p
 }
@@ -305,6 +328,11 @@ func (d *Demo) node(l ui.Lang, i int) NodeProps {
 	np := NodeProps{Name: n.Name, Ready: string(n.Ready), Kubelet: n.Kubelet, Tainted: n.Tainted,
 		Count: n.Pods, Capacity: cp.NodeCapacity, Locked: !r.live,
 		ReadyText: T(l, "cp.ready."+string(n.Ready)), ReadyIcon: readyIcon(n.Ready), ETA: eta(l, cd.eta)}
+	np.PodCIDR = n.PodCIDR
+	for _, tn := range n.Taints {
+		np.Taints = append(np.Taints, TaintProps{Key: tn.Key, Effect: tn.Effect,
+			Short: strings.TrimPrefix(tn.Key, "node.kubernetes.io/") + ":" + tn.Effect, What: T(l, "cp.taint."+tn.Effect)})
+	}
 	for _, pod := range cd.pods {
 		np.Pods = append(np.Pods, podProps(l, pod))
 	}
@@ -331,6 +359,16 @@ func podProps(l ui.Lang, pod podFact) PodProps {
 	}
 	p.Icon = ui.PhaseIcon(string(pod.Phase))
 	p.StatusText = T(l, "cp.status."+p.Status)
+	p.IP, p.Ready = pod.IP, string(cp.ConditionFalse)
+	if pod.Ready {
+		p.Ready = string(cp.ConditionTrue)
+	}
+	if pod.IP != "" { // the kubelet has written its status
+		p.ReadyText = T(l, "cp.pod.ready."+p.Ready)
+	}
+	if pod.Evicting {
+		p.EvictAt = pod.EvictAt.Milliseconds()
+	}
 	if pod.attempts > 0 {
 		p.Note = F(l, "cp.pod.failed", pod.attempts)
 	}
@@ -430,7 +468,7 @@ func eventText(l ui.Lang, e cp.Event) string {
 	case cp.EventFailedScheduling:
 		return F(l, key, e.Name, e.N, e.M, e.K, e.Wait.Seconds())
 	case cp.EventPodRunning:
-		return F(l, key, e.Node, e.Name)
+		return F(l, key, e.Node, e.Name, e.Status)
 	case cp.EventPodTerminating, cp.EventPodDeleted:
 		return F(l, key, e.Name, T(l, "why."+e.Status))
 	case cp.EventNodeReady:
@@ -454,6 +492,15 @@ func eventText(l ui.Lang, e cp.Event) string {
 
 // replicaSetName is the ReplicaSet's name: web-<pod-template-hash>.
 func replicaSetName() string { return cp.ReplicaSetName() }
+
+// evictAt is a pod's eviction time for its data-evict-at: "" when it is not
+// running out of toleration.
+func evictAt(ms int64) string {
+	if ms == 0 {
+		return ""
+	}
+	return strconv.FormatInt(ms, 10)
+}
 
 // otherRuntime is the stack the runtime switch turns to.
 func otherRuntime(r string) string {

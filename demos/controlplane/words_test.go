@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -23,7 +24,8 @@ func TestEveryUsedKeyExists(t *testing.T) {
 	for _, r := range []string{cp.ReasonApply, cp.ReasonScale, cp.ReasonKill, cp.ReasonCreateRS, cp.ReasonScaleRS,
 		cp.ReasonCreatePods, cp.ReasonDeletePods, cp.ReasonBind, cp.ReasonStartPod, cp.ReasonStartContainer,
 		cp.ReasonPodRunning, cp.ReasonStopPod, cp.ReasonConfirmDelete, cp.ReasonNodeReady, cp.ReasonNodeUnknown,
-		cp.ReasonTaint, cp.ReasonUntaint, cp.ReasonEvict, cp.ReasonList} {
+		cp.ReasonTaint, cp.ReasonUntaint, cp.ReasonPodNotReady, cp.ReasonEvict, cp.ReasonRSStatus, cp.ReasonDeployStatus,
+		cp.ReasonList} {
 		dynamic = append(dynamic, "reason."+r)
 	}
 	for _, p := range []string{cp.ProcessScheduler, cp.ProcessControllerManager} {
@@ -31,6 +33,15 @@ func TestEveryUsedKeyExists(t *testing.T) {
 	}
 	for _, s := range []string{"True", "Unknown", "False"} {
 		dynamic = append(dynamic, "cp.ready."+s)
+	}
+	for _, s := range []string{"True", "False"} {
+		dynamic = append(dynamic, "cp.pod.ready."+s)
+	}
+	for _, e := range []string{cp.EffectNoSchedule, cp.EffectNoExecute} {
+		dynamic = append(dynamic, "cp.taint."+e)
+	}
+	for _, n := range Notes {
+		dynamic = append(dynamic, "note."+n)
 	}
 	for _, s := range []string{"Pending", "ContainerCreating", "Running", "Terminating"} {
 		dynamic = append(dynamic, "cp.status."+s)
@@ -55,4 +66,24 @@ func TestEveryUsedKeyExists(t *testing.T) {
 		dynamic = append(dynamic, "why."+w)
 	}
 	wordstest.Used(t, words, []string{"*.go", "*.templ"}, dynamic, 40)
+}
+
+// The page says things in chapter 004's words: 立ち退き (never 退避),
+// コントローラー and ガベージコレクター with their long vowel, and the node
+// lifecycle controller as the chapter names it, node controller, with its
+// real name beside it where it is introduced.
+func TestWordsAreTheChapters(t *testing.T) {
+	variant := regexp.MustCompile(`退避|コントローラ(?:[^ー]|$)|ガベージコレクタ(?:[^ー]|$)`)
+	for k, m := range words {
+		if v := variant.FindString(m[0]); v != "" {
+			t.Errorf("%s says %q: %q", k, v, m[0])
+		}
+	}
+	for _, k := range []string{"cp.holds.controller-manager", "note.eviction"} {
+		for i, want := range []string{"node controller(node lifecycle controller)", "node controller (node lifecycle controller)"} {
+			if !regexp.MustCompile(regexp.QuoteMeta(want)).MatchString(words[k][i]) {
+				t.Errorf("%s does not name the node controller as the chapter does: %q", k, words[k][i])
+			}
+		}
+	}
 }

@@ -172,8 +172,8 @@ type Due struct {
 const (
 	DueMessage       = "message"           // a message arrives at lane Name
 	DueNodeUnknown   = "node-unknown"      // node Name's grace period ends: Ready → Unknown
-	DueNodeLifecycle = "node-lifecycle"    // the node lifecycle controller acts on node Name now (taint, untaint)
-	DueEviction      = "eviction"          // node Name's pods are evicted
+	DueNodeLifecycle = "node-lifecycle"    // the node lifecycle controller acts on node Name now (taint, untaint, mark its pods not Ready)
+	DueEviction      = "eviction"          // pods on node Name are evicted: their NoExecute toleration ends
 	DueRetry         = "scheduler-retry"   // the scheduler retries pod Name (backoff ended, or the 5-minute flush)
 	DueRestart       = "scheduler-restart" // the scheduler starts again (the outage preset's minute is over)
 )
@@ -289,11 +289,8 @@ func (c *Cluster) next() (item, bool) {
 	if comp := c.component(LaneNodeLife); c.active(comp) {
 		v := c.view(comp)
 		for i := range nodeNames {
-			if v.pending(LaneNodeLife, func(o Object) bool { return o.Node == nodeNames[i] }) {
-				continue
-			}
-			if at, m, due := c.nlc.plan(v, i); due {
-				consider(item{at: at, kind: dueNLC, name: nodeNames[i], reason: m.Reason})
+			for _, a := range c.nlc.plan(v, i) {
+				consider(item{at: a.at, kind: dueNLC, name: nodeNames[i], reason: a.msg.Reason})
 			}
 		}
 	}
@@ -337,7 +334,7 @@ func (c *Cluster) active(comp *component) bool {
 }
 
 func (c *Cluster) view(comp *component) *view {
-	v := &view{api: &c.api, inflight: c.inflight, now: c.now, onBind: c.onBind}
+	v := &view{api: &c.api, inflight: c.inflight, now: c.now, guided: c.guide < GuideSteps, onBind: c.onBind}
 	switch comp.lane {
 	case LaneKubelet:
 		v.rt = &c.rt[nodeIndex(comp.node)]
@@ -413,7 +410,7 @@ func (c *Cluster) deliver(m *Message) {
 	case KindWrite:
 		for i := range m.Objects {
 			if ch, ok := c.api.apply(m, &m.Objects[i], &c.rand); ok {
-				c.logChange(ch, m)
+				c.logChange(ch, m, m.Objects[i].IP)
 				c.fanOut(ch)
 			}
 		}
@@ -550,8 +547,9 @@ func (c *Cluster) logEvent(e Event) {
 	c.events.add(e)
 }
 
-// logChange logs what a write changed.
-func (c *Cluster) logChange(ch change, m *Message) {
+// logChange logs what a write changed; ip is the podIP of the object
+// written, for the kubelet's status.
+func (c *Cluster) logChange(ch change, m *Message, ip string) {
 	e := Event{Name: ch.name, Node: ch.node}
 	switch m.Reason {
 	case ReasonApply:
@@ -567,7 +565,7 @@ func (c *Cluster) logChange(ch change, m *Message) {
 	case ReasonBind:
 		e.Kind = EventScheduled
 	case ReasonPodRunning:
-		e.Kind = EventPodRunning
+		e.Kind, e.Status = EventPodRunning, ip
 	case ReasonKill, ReasonDeletePods, ReasonEvict, ReasonConfirmDelete:
 		e.Kind, e.Status = EventPodDeleted, m.Reason
 		if ch.doomed {
@@ -581,6 +579,8 @@ func (c *Cluster) logChange(ch change, m *Message) {
 		e.Kind, e.Node = EventTaint, ""
 	case ReasonUntaint:
 		e.Kind, e.Node = EventUntaint, ""
+	default:
+		return // status roll-ups and MarkPodsNotReady: see the Event kinds
 	}
 	c.logEvent(e)
 }

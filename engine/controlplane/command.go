@@ -175,9 +175,9 @@ func (c *Cluster) PresetSchedulerOutage() error {
 // is finished first if need be): the controller-manager and the scheduler
 // are started if stopped, and the node with a running kubelet and the most
 // pods (the first by name on a tie) stops. Its Ready turns Unknown
-// NodeMonitorGracePeriod after its last Lease renewal, it is tainted, and
-// EvictionTimeout later its pods are evicted and replaced on the other
-// nodes. It returns the node stopped, or an error if every node is already
+// NodeMonitorGracePeriod after its last Lease renewal, its pods are marked
+// not Ready and it gets the unreachable taints, and DefaultTolerationSeconds
+// later its pods are evicted and replaced on the other nodes. It returns the node stopped, or an error if every node is already
 // stopped.
 func (c *Cluster) PresetNodeOutage() (string, error) {
 	best, most := "", -1
@@ -232,8 +232,13 @@ type NodeView struct {
 	Name    string
 	Ready   ConditionStatus
 	Kubelet bool // its kubelet (and heartbeat) runs
-	Tainted bool // node.kubernetes.io/unreachable:NoExecute
+	// Taints are its spec.taints: none, or node.kubernetes.io/unreachable
+	// with NoSchedule and NoExecute while its Ready is not True.
+	Taints  []Taint
+	Tainted bool // it has taints
 	Pods    int  // pods bound to it, terminating ones included (of NodeCapacity)
+	// PodCIDR is the range its pods' IPs come from: 10.244.<n>.0/24.
+	PodCIDR string
 	// LastRenew is the Lease's last renewal (virtual time).
 	LastRenew time.Duration
 	// ImagePulled says containerd on the node holds nginx:1.29.0.
@@ -245,8 +250,9 @@ func (c *Cluster) Nodes() []NodeView {
 	out := make([]NodeView, NodeCount)
 	for i, n := range nodeNames {
 		nd := c.api.nodes[i]
-		out[i] = NodeView{Name: n, Ready: nd.ready, Kubelet: c.running[n], Tainted: nd.tainted,
-			Pods: c.api.assigned(n), LastRenew: nd.renewTime(c.now), ImagePulled: c.rt[i].image}
+		out[i] = NodeView{Name: n, Ready: nd.ready, Kubelet: c.running[n], Taints: slices.Clone(nd.taints),
+			Tainted: nd.tainted(), Pods: c.api.assigned(n), PodCIDR: PodCIDR(n), LastRenew: nd.renewTime(c.now),
+			ImagePulled: c.rt[i].image}
 	}
 	return out
 }
@@ -256,16 +262,31 @@ type PodView struct {
 	Name  string
 	Node  string // "" while unscheduled
 	Phase Phase
+	// IP is status.podIP, written by the kubelet with phase Running
+	// (10.244.<n>.<h> in its node's podCIDR, the same for the pod's life);
+	// "" before.
+	IP string
+	// Ready is its Ready condition: True once the kubelet reports it
+	// running, False again if the node lifecycle controller marks it (its
+	// node is not Ready).
+	Ready bool
 	// Container says how far containerd on its node has got: "" (nothing),
 	// StatePrepared (sandbox and image) or StateRunning.
 	Container string
+	// Evicting says its toleration of its node's NoExecute taint is running
+	// out, and EvictAt when it ends (virtual time): the pod is evicted then.
+	// The countdown is the pod's own, DefaultTolerationSeconds from when the
+	// node lifecycle controller first saw it on the tainted node, and it is
+	// only counted while the controller-manager runs.
+	Evicting bool
+	EvictAt  time.Duration
 }
 
 // Pods returns the pods, sorted by name.
 func (c *Cluster) Pods() []PodView {
 	var out []PodView
 	for _, p := range c.api.sortedPods() {
-		v := PodView{Name: p.name, Node: p.node, Phase: PhasePending}
+		v := PodView{Name: p.name, Node: p.node, Phase: PhasePending, IP: p.ip, Ready: p.ready}
 		switch {
 		case p.terminating:
 			v.Phase = PhaseTerminating
@@ -280,6 +301,9 @@ func (c *Cluster) Pods() []PodView {
 				}
 			}
 		}
+		if at, ok := c.nlc.deadline(&c.api, p); ok && c.synced[LaneNodeLife] {
+			v.Evicting, v.EvictAt = true, at
+		}
 		out = append(out, v)
 	}
 	return out
@@ -292,6 +316,34 @@ func (c *Cluster) ReplicaSet() (string, int, bool) {
 		return "", 0, false
 	}
 	return ReplicaSetName(), c.api.rs.replicas, true
+}
+
+// WorkloadView is the Deployment or the ReplicaSet as the page shows it:
+// spec.replicas and status.readyReplicas, which its controller writes (the
+// ReplicaSet controller counts its Ready pods that are not terminating; the
+// Deployment controller adds up its ReplicaSets').
+type WorkloadView struct {
+	Name          string
+	Replicas      int
+	ReadyReplicas int
+}
+
+// DeploymentView returns the Deployment as stored, and false before kubectl's
+// apply has landed.
+func (c *Cluster) DeploymentView() (WorkloadView, bool) {
+	if c.api.deploy == nil {
+		return WorkloadView{}, false
+	}
+	return WorkloadView{Name: DeploymentName, Replicas: c.api.deploy.replicas, ReadyReplicas: c.api.deploy.ready}, true
+}
+
+// ReplicaSetView returns the ReplicaSet, and false before the Deployment
+// controller has made it.
+func (c *Cluster) ReplicaSetView() (WorkloadView, bool) {
+	if c.api.rs == nil {
+		return WorkloadView{}, false
+	}
+	return WorkloadView{Name: ReplicaSetName(), Replicas: c.api.rs.replicas, ReadyReplicas: c.api.rs.ready}, true
 }
 
 // Messages returns the last DiagramSize messages delivered, oldest first.

@@ -1,6 +1,9 @@
 package controlplane
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Processes: the programs a visitor can stop and start. The Deployment,
 // ReplicaSet and node lifecycle controllers run inside one binary,
@@ -34,7 +37,11 @@ type view struct {
 	api      *apiServer
 	inflight []*Message
 	now      time.Duration
-	rt       *nodeRuntime
+	// guided says the guide is being played: the ReplicaSet controller then
+	// sends the chapter's POST Pod ×3 as one arrow instead of slow-start
+	// batches.
+	guided bool
+	rt     *nodeRuntime
 	// sched and nlc are the scheduler's and the node lifecycle controller's
 	// own memory, set in their views only.
 	sched *schedState
@@ -97,7 +104,15 @@ func newComponents() []*component {
 			id: LaneDeployment, lane: LaneDeployment, process: ProcessControllerManager,
 			watches: []string{ResDeployment, ResReplicaSet}, list: ResDeployment,
 			hears: func(ch change) (string, bool) {
-				return ch.event, ch.resource == ResDeployment && ch.from != LaneDeployment
+				switch {
+				case ch.from == LaneDeployment:
+					return "", false
+				case ch.resource == ResDeployment:
+					return ch.event, true
+				case ch.resource == ResReplicaSet && ch.sub == SubStatus:
+					return ch.event, true // its readyReplicas, for the Deployment's status
+				}
+				return "", false
 			},
 			run: runDeploymentController,
 		},
@@ -112,9 +127,10 @@ func newComponents() []*component {
 				case ResReplicaSet:
 					return ch.event, true
 				case ResPod:
-					// Only what changes its count: a pod that got a
-					// deletionTimestamp, or an unscheduled one deleted at once.
-					return ch.event, ch.doomed || (ch.event == VerbDeleted && ch.reason != ReasonConfirmDelete)
+					// Only what changes its counts: a pod that got a
+					// deletionTimestamp, an unscheduled one deleted at once,
+					// or a pod whose Ready condition changed (readyReplicas).
+					return ch.event, ch.doomed || ch.readied || (ch.event == VerbDeleted && ch.reason != ReasonConfirmDelete)
 				}
 				return "", false
 			},
@@ -149,7 +165,17 @@ func newComponents() []*component {
 		id: LaneNodeLife, lane: LaneNodeLife, process: ProcessControllerManager,
 		watches: []string{ResNode, ResPod}, list: ResNode,
 		hears: func(ch change) (string, bool) {
-			return ch.event, ch.resource == ResNode && ch.from != LaneNodeLife
+			switch {
+			case ch.from == LaneNodeLife:
+				return "", false
+			case ch.resource == ResNode:
+				return ch.event, true
+			case ch.resource == ResPod && ch.bound && ch.toDown:
+				// A pod bound to a node that is not Ready or has NoExecute
+				// taints: it is marked not Ready, and its toleration starts.
+				return ch.event, true
+			}
+			return "", false
 		},
 		run: func(v *view, t trigger) []Message { return v.nlc.run(v, t) },
 	})
@@ -157,7 +183,10 @@ func newComponents() []*component {
 
 // runDeploymentController is the Deployment controller's sync: 「Deployment
 // があるのに ReplicaSet が無い」という差分を埋める. It makes the ReplicaSet and
-// keeps its replicas equal to the Deployment's; it never makes pods.
+// keeps its replicas equal to the Deployment's; it never makes pods. Then,
+// as syncDeploymentStatus does, it writes the Deployment's readyReplicas:
+// the sum of its ReplicaSets' (GetReadyReplicaCountForReplicaSets), here
+// the one ReplicaSet's. One request at a time: the next waits for the answer.
 func runDeploymentController(v *view, _ trigger) []Message {
 	d, rs := v.api.deploy, v.api.rs
 	if d == nil || v.busy(LaneDeployment) {
@@ -171,28 +200,51 @@ func runDeploymentController(v *view, _ trigger) []Message {
 	case rs.replicas != d.replicas:
 		return []Message{{To: LaneAPIServer, Kind: KindWrite, Verb: VerbPatch, Resource: ResReplicaSet,
 			Reason: ReasonScaleRS, Value: d.replicas, Objects: obj}}
+	case rs.ready != d.ready:
+		return []Message{{To: LaneAPIServer, Kind: KindWrite, Verb: VerbPatch, Resource: ResDeployment, Sub: SubStatus,
+			Reason: ReasonDeployStatus, Value: rs.ready, Objects: []Object{{Name: DeploymentName}}}}
 	}
 	return nil
 }
 
+// SlowStartInitialBatchSize is the ReplicaSet controller's first batch of
+// pod creations (controller.SlowStartInitialBatchSize).
+const SlowStartInitialBatchSize = 1
+
 // runReplicaSetController is the ReplicaSet controller's sync: count the
 // pods that are not being deleted, compare with replicas, create the
-// shortfall or delete the excess. Its own requests in flight are its
-// expectations: it does not sync again until they are answered.
-func runReplicaSetController(v *view, _ trigger) []Message {
+// shortfall or delete the excess; with nothing to create or delete, write
+// the ReplicaSet's readyReplicas (the Ready pods among those counted) if it
+// changed, as calculateStatus and updateReplicaSetStatus do. Its own
+// requests in flight are its expectations: it does not sync again until
+// they are answered.
+//
+// Creations go in slow-start batches (slowStartBatch): 1, then twice the
+// last batch, each batch sent once the one before is answered, so that a
+// create that fails stops the rest before they hit the apiserver. During
+// the guide all the pods go in one batch: the chapter's POST Pod ×3.
+func runReplicaSetController(v *view, t trigger) []Message {
 	rs := v.api.rs
 	if rs == nil || v.busy(LaneReplicaSet) {
 		return nil
 	}
 	var active []*pod
+	ready := 0
 	for _, p := range v.api.sortedPods() {
 		if !p.terminating {
 			active = append(active, p)
+			if p.ready {
+				ready++
+			}
 		}
 	}
 	switch diff := len(active) - rs.replicas; {
 	case diff < 0:
-		objs := make([]Object, -diff) // names come from the apiserver (generateName)
+		batch, ok := slowStartBatch(t, v.guided, -diff)
+		if !ok {
+			return nil
+		}
+		objs := make([]Object, batch) // names come from the apiserver (generateName)
 		return []Message{{To: LaneAPIServer, Kind: KindWrite, Verb: VerbPost, Resource: ResPod,
 			Reason: ReasonCreatePods, Objects: objs}}
 	case diff > 0:
@@ -202,8 +254,30 @@ func runReplicaSetController(v *view, _ trigger) []Message {
 		}
 		return []Message{{To: LaneAPIServer, Kind: KindWrite, Verb: VerbDelete, Resource: ResPod,
 			Reason: ReasonDeletePods, Objects: objs}}
+	case rs.ready != ready:
+		return []Message{{To: LaneAPIServer, Kind: KindWrite, Verb: VerbPatch, Resource: ResReplicaSet, Sub: SubStatus,
+			Reason: ReasonRSStatus, Value: ready, Objects: []Object{{Name: ReplicaSetName()}}}}
 	}
 	return nil
+}
+
+// slowStartBatch returns the size of the next batch of creations for a
+// shortfall of missing pods, and false when the slow start stops. A sync
+// starts at SlowStartInitialBatchSize; when a batch is answered, the next is
+// twice its size (at most what is still missing). A batch in which a create
+// failed (the apiserver named no pod) ends the slow start: the rest wait
+// for the next sync, which starts again at 1.
+func slowStartBatch(t trigger, guided bool, missing int) (int, bool) {
+	if guided {
+		return missing, true
+	}
+	if t.kind != onDone || t.msg.Reason != ReasonCreatePods {
+		return min(SlowStartInitialBatchSize, missing), true
+	}
+	if slices.ContainsFunc(t.msg.Objects, func(o Object) bool { return o.Name == "" }) {
+		return 0, false
+	}
+	return min(2*len(t.msg.Objects), missing), true
 }
 
 // deletionOrder ranks pods as the ReplicaSet controller picks which to

@@ -36,8 +36,10 @@ func runProgram(t *testing.T, seed uint64, data []byte) {
 	c := New(seed)
 	var delivered []Message
 	trace := func(m Message) { delivered = append(delivered, m) }
-	// Binding decisions: every node chosen is Ready, untainted, and has room
-	// for the pass's pods beside those bound or being bound.
+	// Binding decisions: no node chosen has a NoSchedule taint (the pods
+	// tolerate none), and each has room for the pass's pods beside those
+	// bound or being bound. A node that is not Ready but not tainted yet may
+	// be chosen, as kube-scheduler does.
 	var bindErr string
 	onBind := func(binds []Object) {
 		extra := map[string]int{}
@@ -51,12 +53,14 @@ func runProgram(t *testing.T, seed uint64, data []byte) {
 		for _, o := range binds {
 			extra[o.Node]++
 			n := c.api.node(o.Node)
-			if n.ready != ConditionTrue || n.tainted || c.api.assigned(o.Node)+extra[o.Node] > NodeCapacity {
+			if n.hasEffect(EffectNoSchedule) || c.api.assigned(o.Node)+extra[o.Node] > NodeCapacity {
 				bindErr = "bound " + o.Name + " to " + o.Node
 			}
 		}
 	}
 	c.trace, c.onBind = trace, onBind
+	// A pod keeps its IP for its life: by name and UID, the IP it had.
+	ips := map[string]seenIP{}
 	for i := 0; i+1 < len(data) && i < 2*maxOps; i += 2 {
 		op, arg := int(data[i])%numOps, data[i+1]
 		before := c.Snapshot()
@@ -148,7 +152,34 @@ func runProgram(t *testing.T, seed uint64, data []byte) {
 			t.Fatalf("op %d: %s", op, bindErr)
 		}
 		checkInvariants(t, c, delivered)
+		checkIPs(t, c, ips)
 		delivered = delivered[:0]
+	}
+}
+
+// seenIP is the IP a pod was seen with.
+type seenIP struct {
+	uid int64
+	ip  string
+}
+
+// checkIPs checks that no two pods on a node share an IP and that a pod's
+// IP, once written, never changes.
+func checkIPs(t *testing.T, c *Cluster, seen map[string]seenIP) {
+	t.Helper()
+	onNode := map[string]string{}
+	for _, p := range c.api.sortedPods() {
+		if p.ip == "" {
+			continue
+		}
+		if other, ok := onNode[p.node+" "+p.ip]; ok {
+			t.Fatalf("%s and %s share %s on %s", other, p.name, p.ip, p.node)
+		}
+		onNode[p.node+" "+p.ip] = p.name
+		if was, ok := seen[p.name]; ok && was.uid == p.created && was.ip != p.ip {
+			t.Fatalf("%s's IP moved from %s to %s", p.name, was.ip, p.ip)
+		}
+		seen[p.name] = seenIP{p.created, p.ip}
 	}
 }
 
@@ -185,6 +216,16 @@ func checkInvariants(t *testing.T, c *Cluster, delivered []Message) {
 		}
 		if alive != c.api.rs.replicas || c.api.rs.replicas != c.api.deploy.replicas {
 			t.Fatalf("quiet with %d pods alive, ReplicaSet %d, Deployment %d", alive, c.api.rs.replicas, c.api.deploy.replicas)
+		}
+		// … and readyReplicas counts the Ready ones, on both.
+		ready := 0
+		for _, p := range c.api.pods {
+			if p.ready && !p.terminating {
+				ready++
+			}
+		}
+		if c.api.rs.ready != ready || c.api.deploy.ready != ready {
+			t.Fatalf("quiet with %d pods Ready, readyReplicas: ReplicaSet %d, Deployment %d", ready, c.api.rs.ready, c.api.deploy.ready)
 		}
 	}
 	if due, ok := c.NextDue(); ok && due < 0 {

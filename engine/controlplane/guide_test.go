@@ -49,8 +49,23 @@ func TestGuideSendsTheChaptersElevenMessagesOneAtATime(t *testing.T) {
 	if len(nodes) != 3 {
 		t.Fatalf("least allocated should spread the 3 pods over 3 nodes: %+v", c.Pods())
 	}
-	if _, ok := c.NextDue(); ok || !c.Converged() || len(c.inflight) != 0 {
-		t.Fatal("the cluster after the guide is not converged and quiet")
+	// The chapter's `kubectl wait --for=jsonpath='{.status.readyReplicas}'=3`
+	// waits on what follows the guide: the ReplicaSet controller hears the
+	// three pods turn Ready and writes readyReplicas, then the Deployment
+	// controller does.
+	if in := c.InFlight(); len(in) != 1 || in[0].To != LaneReplicaSet || in[0].Reason != ReasonPodRunning || len(in[0].Objects) != 3 {
+		t.Fatalf("after the guide, in flight: %+v", in)
+	}
+	rs, _ := c.ReplicaSetView()
+	d, _ := c.DeploymentView()
+	if rs.ReadyReplicas != 0 || d.ReadyReplicas != 0 {
+		t.Fatalf("readyReplicas before the roll-up: %+v %+v", rs, d)
+	}
+	settle(t, c)
+	rs, _ = c.ReplicaSetView()
+	d, _ = c.DeploymentView()
+	if _, ok := c.NextDue(); ok || !c.Converged() || rs.ReadyReplicas != 3 || d.ReadyReplicas != 3 {
+		t.Fatalf("after the roll-up: %+v %+v, not converged and quiet", rs, d)
 	}
 }
 

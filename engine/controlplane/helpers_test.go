@@ -7,13 +7,15 @@ import (
 
 const ms1 = time.Millisecond
 
-// live returns a cluster whose guide is over: three pods Running, one per
-// node, nothing in flight.
+// live returns a cluster whose guide is over and whose status roll-up has
+// landed: three pods Running and Ready, one per node, readyReplicas 3 on the
+// ReplicaSet and the Deployment, nothing in flight.
 func live(t *testing.T, seed uint64) *Cluster {
 	t.Helper()
 	c := New(seed)
 	c.FinishGuide()
-	if !c.Converged() {
+	settle(t, c)
+	if rs, _ := c.ReplicaSetView(); !c.Converged() || rs.ReadyReplicas != 3 {
 		t.Fatalf("the guide did not converge: %+v", c.Pods())
 	}
 	return c

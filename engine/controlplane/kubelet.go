@@ -1,74 +1,5 @@
 package controlplane
 
-import "slices"
-
-// Runtime is the path from the kubelet to containerd: the stack of the
-// chapter's figure 4.
-type Runtime string
-
-// The two stacks. The image is the same OCI image on either.
-const (
-	// RuntimeContainerd is Kubernetes 1.24 and later: the kubelet speaks CRI
-	// to containerd directly.
-	RuntimeContainerd Runtime = "containerd"
-	// RuntimeDockershim is Kubernetes 1.23 and earlier with Docker Engine:
-	// the kubelet's built-in dockershim turns CRI calls into Docker API calls
-	// to dockerd, which asks containerd.
-	RuntimeDockershim Runtime = "dockershim"
-)
-
-// Path returns the programs a CRI call passes through, from the kubelet to
-// containerd.
-func (r Runtime) Path() []string {
-	if r == RuntimeDockershim {
-		return []string{LaneKubelet, "dockershim", "dockerd", LaneContainerd}
-	}
-	return []string{LaneKubelet, LaneContainerd}
-}
-
-// via returns the hops between the kubelet and containerd.
-func (r Runtime) via() []string {
-	p := r.Path()
-	return slices.Clone(p[1 : len(p)-1])
-}
-
-// nodeRuntime is containerd on one node: the images it holds and a sandbox
-// per pod it runs.
-type nodeRuntime struct {
-	image     bool // nginx:1.29.0 is pulled
-	sandboxes map[string]*sandbox
-}
-
-// sandbox is a pod's sandbox and whether its container was started.
-type sandbox struct{ started bool }
-
-// apply performs CRI calls for a pod. Calls are idempotent, as containerd's
-// are for the same request.
-func (r *nodeRuntime) apply(calls []string, podName string) {
-	for _, c := range calls {
-		sb := r.sandboxes[podName]
-		switch c {
-		case CallRunPodSandbox:
-			if sb == nil {
-				r.sandboxes[podName] = &sandbox{}
-			}
-		case CallPullImage:
-			r.image = true
-		case CallStartContainer:
-			if sb != nil {
-				sb.started = true
-			}
-		case CallStopContainer:
-			if sb != nil {
-				sb.started = false
-			}
-		case CallStopPodSandbox:
-			// Stopped and, soon after, garbage-collected: gone.
-			delete(r.sandboxes, podName)
-		}
-	}
-}
-
 // kubelet is the agent of one node. Its watch has the field selector
 // spec.nodeName=<node>, so it hears of the pods bound to its node (a bound pod
 // appears to it as ADDED) and of its own Node.
@@ -79,6 +10,10 @@ func (k kubelet) hears(ch change) (string, bool) {
 	case ch.resource == ResPod && ch.bound && ch.node == k.node:
 		return VerbAdded, true
 	case ch.resource == ResPod && ch.doomed && ch.node == k.node:
+		return VerbModified, true
+	case ch.resource == ResPod && ch.reason == ReasonPodNotReady && ch.node == k.node:
+		// Its pod marked not Ready while it runs: its status manager puts
+		// back what it sees (the container runs: Ready).
 		return VerbModified, true
 	case ch.resource == ResNode && ch.name == k.node && ch.reason == ReasonNodeUnknown:
 		// Its node marked Unknown while it runs (a race with its own
@@ -116,8 +51,12 @@ func nodeReady(node string) Message {
 }
 
 // syncPod returns the pod's next step (SyncPod, one CRI message at a time):
-// sandbox and image, then the container, then the status; or, for a pod
-// being deleted, stop it and confirm the deletion.
+// sandbox and image, then the container, then the status — phase Running,
+// the sandbox's IP as podIP, and Ready=True, since a container without a
+// readinessProbe is ready once it runs (the prober manager's "no
+// readinessProbe -> always ready"); or, for a pod being deleted, stop it and
+// confirm the deletion. A running pod whose status says otherwise (marked
+// not Ready while the kubelet was away) gets its status written again.
 func (k kubelet) syncPod(v *view, p *pod) (Message, bool) {
 	obj := []Object{{Name: p.name, Node: k.node}}
 	cri := func(reason string, calls ...string) (Message, bool) {
@@ -132,8 +71,6 @@ func (k kubelet) syncPod(v *view, p *pod) (Message, bool) {
 		return cri(ReasonStopPod, CallStopContainer, CallStopPodSandbox)
 	case p.terminating:
 		return cri(ReasonStopPod, CallStopPodSandbox)
-	case p.running:
-		return Message{}, false
 	case sb == nil && v.rt.image:
 		return cri(ReasonStartPod, CallRunPodSandbox)
 	case sb == nil:
@@ -141,6 +78,11 @@ func (k kubelet) syncPod(v *view, p *pod) (Message, bool) {
 	case !sb.started:
 		return cri(ReasonStartContainer, CallCreateContainer, CallStartContainer)
 	}
+	ip := podIP(nodeIndex(k.node), sb.host)
+	if p.running && p.ready && p.ip == ip {
+		return Message{}, false
+	}
+	obj[0].IP = ip
 	return Message{To: LaneAPIServer, Kind: KindWrite, Verb: VerbPatch, Resource: ResPod, Sub: SubStatus,
 		Reason: ReasonPodRunning, Objects: obj}, true
 }

@@ -66,14 +66,17 @@ const (
 	ReasonBind           = "bind"            // scheduler POST Binding (pod → Object.Node)
 	ReasonStartPod       = "start-pod"       // CRI RunPodSandbox (+ PullImage when the node lacks the image)
 	ReasonStartContainer = "start-container" // CRI CreateContainer + StartContainer
-	ReasonPodRunning     = "pod-running"     // kubelet PATCH Pod status phase=Running
+	ReasonPodRunning     = "pod-running"     // kubelet PATCH Pod status phase=Running, podIP=Object.IP, Ready=True
 	ReasonStopPod        = "stop-pod"        // CRI (StopContainer +) StopPodSandbox
 	ReasonConfirmDelete  = "confirm-delete"  // kubelet DELETE Pod gracePeriodSeconds=0
 	ReasonNodeReady      = "node-ready"      // kubelet PATCH Node status Ready=True
 	ReasonNodeUnknown    = "node-unknown"    // node lifecycle controller PATCH Node status Ready=Unknown
-	ReasonTaint          = "taint"           // node lifecycle controller adds node.kubernetes.io/unreachable:NoExecute
-	ReasonUntaint        = "untaint"         // … and removes it
-	ReasonEvict          = "evict"           // node lifecycle controller DELETE Pod (toleration expired)
+	ReasonTaint          = "taint"           // node lifecycle controller adds node.kubernetes.io/unreachable:NoSchedule and :NoExecute
+	ReasonUntaint        = "untaint"         // … and removes them
+	ReasonPodNotReady    = "pod-not-ready"   // node lifecycle controller PATCH Pod status Ready=False (its node is not Ready)
+	ReasonEvict          = "evict"           // node lifecycle controller DELETE Pod (its NoExecute toleration ran out)
+	ReasonRSStatus       = "rs-status"       // ReplicaSet controller PATCH ReplicaSet status readyReplicas=Value
+	ReasonDeployStatus   = "deploy-status"   // Deployment controller PATCH Deployment status readyReplicas=Value
 	ReasonList           = "list"            // the initial LIST of a starting component's watch
 )
 
@@ -104,10 +107,13 @@ const maxLatency = CallLatency + PullLatency + 2*HopLatency
 
 // Object is one object a message carries: a pod, a node, the Deployment or
 // the ReplicaSet. Node is the node concerned: the pod's node (for a Binding,
-// the node chosen; for a kubelet, its own node), or the node itself.
+// the node chosen; for a kubelet, its own node), or the node itself. IP is
+// the podIP a kubelet's status write (ReasonPodRunning) carries; "" on every
+// other message.
 type Object struct {
 	Name string `json:"name"`
 	Node string `json:"node,omitempty"`
+	IP   string `json:"ip,omitempty"`
 }
 
 // Message is one arrow of the sequence diagram. Messages sent at the same
@@ -123,7 +129,7 @@ type Message struct {
 	Resource string        // ResDeployment, ResReplicaSet, ResPod, ResBinding, ResNode; "" for CRI
 	Sub      string        // SubStatus or ""
 	Reason   string        // what it is for (Reason* constants)
-	Value    int           // replicas for ReasonScale and ReasonScaleRS, and for the apply and create-rs
+	Value    int           // replicas for ReasonScale and ReasonScaleRS, and for the apply and create-rs; readyReplicas for a status write
 	Calls    []string      // CRI calls in order (kind cri only)
 	Image    string        // the OCI image pulled (when Calls has PullImage)
 	Via      []string      // the hops between kubelet and containerd: dockershim, dockerd (runtime ≤1.23)
@@ -191,7 +197,10 @@ var writeShapes = []shape{
 	{LaneNodeLife, LaneAPIServer, KindWrite, VerbPatch, ResNode, SubStatus, ReasonNodeUnknown},
 	{LaneNodeLife, LaneAPIServer, KindWrite, VerbPatch, ResNode, "", ReasonTaint},
 	{LaneNodeLife, LaneAPIServer, KindWrite, VerbPatch, ResNode, "", ReasonUntaint},
+	{LaneNodeLife, LaneAPIServer, KindWrite, VerbPatch, ResPod, SubStatus, ReasonPodNotReady},
 	{LaneNodeLife, LaneAPIServer, KindWrite, VerbDelete, ResPod, "", ReasonEvict},
+	{LaneReplicaSet, LaneAPIServer, KindWrite, VerbPatch, ResReplicaSet, SubStatus, ReasonRSStatus},
+	{LaneDeployment, LaneAPIServer, KindWrite, VerbPatch, ResDeployment, SubStatus, ReasonDeployStatus},
 }
 
 // criShapes are the kubelet's calls to containerd, with the calls each may
@@ -206,17 +215,21 @@ var criShapes = []struct {
 }
 
 // watchShapes are the notifications: who watches which changes. Each
-// component's filter (watch.go) sends exactly these.
+// component's filter (its hears, in component.go and kubelet.go) sends
+// exactly these.
 var watchShapes = []shape{
 	{LaneAPIServer, LaneDeployment, KindWatch, VerbAdded, ResDeployment, "", ReasonApply},
 	{LaneAPIServer, LaneDeployment, KindWatch, VerbModified, ResDeployment, "", ReasonScale},
 	{LaneAPIServer, LaneDeployment, KindWatch, VerbList, ResDeployment, "", ReasonList},
+	{LaneAPIServer, LaneDeployment, KindWatch, VerbModified, ResReplicaSet, SubStatus, ReasonRSStatus},
 	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbAdded, ResReplicaSet, "", ReasonCreateRS},
 	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbModified, ResReplicaSet, "", ReasonScaleRS},
 	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbModified, ResPod, "", ReasonKill},
 	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbModified, ResPod, "", ReasonEvict},
 	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbDeleted, ResPod, "", ReasonKill},
 	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbList, ResReplicaSet, "", ReasonList},
+	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbModified, ResPod, SubStatus, ReasonPodRunning},
+	{LaneAPIServer, LaneReplicaSet, KindWatch, VerbModified, ResPod, SubStatus, ReasonPodNotReady},
 	{LaneAPIServer, LaneScheduler, KindWatch, VerbAdded, ResPod, "", ReasonCreatePods},
 	{LaneAPIServer, LaneScheduler, KindWatch, VerbDeleted, ResPod, "", ReasonKill},
 	{LaneAPIServer, LaneScheduler, KindWatch, VerbDeleted, ResPod, "", ReasonDeletePods},
@@ -232,8 +245,10 @@ var watchShapes = []shape{
 	{LaneAPIServer, LaneKubelet, KindWatch, VerbModified, ResPod, "", ReasonEvict},
 	{LaneAPIServer, LaneKubelet, KindWatch, VerbModified, ResNode, SubStatus, ReasonNodeUnknown},
 	{LaneAPIServer, LaneKubelet, KindWatch, VerbList, ResPod, "", ReasonList},
+	{LaneAPIServer, LaneKubelet, KindWatch, VerbModified, ResPod, SubStatus, ReasonPodNotReady},
 	{LaneAPIServer, LaneNodeLife, KindWatch, VerbModified, ResNode, SubStatus, ReasonNodeReady},
 	{LaneAPIServer, LaneNodeLife, KindWatch, VerbList, ResNode, "", ReasonList},
+	{LaneAPIServer, LaneNodeLife, KindWatch, VerbModified, ResPod, "", ReasonBind},
 }
 
 // shapeOf returns m's shape.

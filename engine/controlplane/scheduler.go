@@ -106,9 +106,12 @@ func (s *schedState) next() (time.Duration, string, bool) {
 }
 
 // pass schedules: for each active pod, oldest first, filter the nodes
-// (Ready, not tainted, room for the pod) and score the rest (least
-// allocated: the fewest pods, the first by name on a tie); bind the pod to
-// the best node or mark it unschedulable. Bindings in flight are the
+// (TaintToleration: no taint the pod does not tolerate with effect
+// NoSchedule or NoExecute; NodeResourcesFit: room for the pod) and score the
+// rest (least allocated: the fewest pods, the first by name on a tie); bind
+// the pod to the best node or mark it unschedulable. The Ready condition is
+// not a filter, as in kube-scheduler: the node lifecycle controller's
+// NoSchedule taint is what keeps pods off a node that is not Ready. Bindings in flight are the
 // scheduler's assumed pods: they count on their node and are not tried again.
 func (s *schedState) pass(v *view) []Message {
 	assumed := map[string]bool{}
@@ -146,12 +149,12 @@ func (s *schedState) pass(v *view) []Message {
 		if q.state != qActive {
 			continue
 		}
-		best, notReady, full := -1, 0, 0
+		best, tainted, full := -1, 0, 0
 		for i := range nodeNames {
 			n := v.api.nodes[i]
 			switch {
-			case n.ready != ConditionTrue || n.tainted:
-				notReady++
+			case n.unschedulable():
+				tainted++
 			case counts[i] >= NodeCapacity:
 				full++
 			case best < 0 || counts[i] < counts[best]:
@@ -166,7 +169,7 @@ func (s *schedState) pass(v *view) []Message {
 		}
 		q.attempts = min(q.attempts+1, maxAttempts)
 		q.last, q.state = v.now, qUnschedulable
-		v.record(Event{Kind: EventFailedScheduling, Name: p.name, N: q.attempts, M: full, K: notReady, Wait: Backoff(q.attempts)})
+		v.record(Event{Kind: EventFailedScheduling, Name: p.name, N: q.attempts, M: full, K: tainted, Wait: Backoff(q.attempts)})
 	}
 	if len(binds) == 0 {
 		return nil

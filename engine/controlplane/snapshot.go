@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// SnapshotVersion is the version of the snapshots this package writes and
-// reads. A snapshot of another version is refused.
-const SnapshotVersion = 1
+// SnapshotVersion is the version of the snapshots this package writes.
+// Restore also reads version 1, which had no taints list, podIPs, Ready
+// conditions, readyReplicas or per-pod tolerations (snapshot_v1.go); a
+// snapshot of any other version is refused.
+const SnapshotVersion = 2
 
 // maxSnapshotNow bounds a snapshot's virtual clock in milliseconds: about 31
 // years, which the clock never passes (maxClock).
@@ -42,15 +44,17 @@ type LiveState struct {
 	RV     int64  `json:"rv"`
 	MsgSeq int    `json:"msgSeq"`
 	// The Deployment web and the ReplicaSet web-<hash>: both exist once live.
-	Replicas   int            `json:"replicas"`
-	DeployRV   int64          `json:"deployRV"`
-	RSReplicas int            `json:"rsReplicas"`
-	RSRV       int64          `json:"rsRV"`
-	Pods       []PodState     `json:"pods,omitempty"`
-	Nodes      []NodeState    `json:"nodes"`
-	Scheduler  SchedulerState `json:"scheduler"`
-	CM         CMState        `json:"cm"`
-	InFlight   []MessageState `json:"inFlight,omitempty"`
+	Replicas    int            `json:"replicas"`
+	DeployReady int            `json:"deployReady,omitempty"` // status.readyReplicas
+	DeployRV    int64          `json:"deployRV"`
+	RSReplicas  int            `json:"rsReplicas"`
+	RSReady     int            `json:"rsReady,omitempty"` // status.readyReplicas
+	RSRV        int64          `json:"rsRV"`
+	Pods        []PodState     `json:"pods,omitempty"`
+	Nodes       []NodeState    `json:"nodes"`
+	Scheduler   SchedulerState `json:"scheduler"`
+	CM          CMState        `json:"cm"`
+	InFlight    []MessageState `json:"inFlight,omitempty"`
 }
 
 // PodState is a pod in a snapshot.
@@ -58,6 +62,8 @@ type PodState struct {
 	Name        string `json:"name"`
 	Node        string `json:"node,omitempty"`
 	Running     bool   `json:"running,omitempty"`
+	Ready       bool   `json:"ready,omitempty"`
+	IP          string `json:"ip,omitempty"`
 	Terminating bool   `json:"terminating,omitempty"`
 	Created     int64  `json:"created"`
 	RV          int64  `json:"rv"`
@@ -66,22 +72,29 @@ type PodState struct {
 // NodeState is a node in a snapshot: its object, its Lease, its kubelet and
 // its containerd.
 type NodeState struct {
-	Name    string `json:"name"`
-	Ready   string `json:"ready"`
-	Tainted bool   `json:"tainted,omitempty"`
-	RV      int64  `json:"rv"`
-	Kubelet bool   `json:"kubelet"`
-	Synced  bool   `json:"synced,omitempty"`
+	Name  string `json:"name"`
+	Ready string `json:"ready"`
+	// Tainted is version 1's taint (unreachable:NoExecute alone); version 2
+	// writes Taints.
+	Tainted bool    `json:"tainted,omitempty"`
+	Taints  []Taint `json:"taints,omitempty"`
+	RV      int64   `json:"rv"`
+	Kubelet bool    `json:"kubelet"`
+	Synced  bool    `json:"synced,omitempty"`
 	// LeaseAgo is, while the kubelet runs, when it started renewing; else
 	// the last renewal.
 	LeaseAgo  int64          `json:"leaseAgo"`
 	Image     bool           `json:"image,omitempty"`
 	Sandboxes []SandboxState `json:"sandboxes,omitempty"`
+	// LastHost is the host part of the pod address the node's CNI IPAM
+	// reserved last (0 before any).
+	LastHost int `json:"lastHost,omitempty"`
 }
 
-// SandboxState is a pod's sandbox in containerd.
+// SandboxState is a pod's sandbox in containerd, with its IP.
 type SandboxState struct {
 	Pod     string `json:"pod"`
+	IP      string `json:"ip,omitempty"`
 	Started bool   `json:"started,omitempty"`
 }
 
@@ -111,11 +124,15 @@ type CMState struct {
 	Nodes   []NLCNodeState `json:"nodes,omitempty"`
 }
 
-// NLCNodeState is what the node lifecycle controller remembers of a node.
+// NLCNodeState is what the node lifecycle controller remembers of a node:
+// since when it watches it, and when each of its pods' NoExecute toleration
+// ends (Tolerations, by pod, in milliseconds from now: negative once past).
+// Evict and EvictIn say the earliest of those, for the page's countdown.
 type NLCNodeState struct {
-	SinceAgo int64 `json:"sinceAgo"`
-	Evict    bool  `json:"evict,omitempty"`
-	EvictIn  int64 `json:"evictIn,omitempty"` // negative once past
+	SinceAgo    int64            `json:"sinceAgo"`
+	Evict       bool             `json:"evict,omitempty"`
+	EvictIn     int64            `json:"evictIn,omitempty"`
+	Tolerations map[string]int64 `json:"tolerations,omitempty"`
 }
 
 // MessageState is a message in flight.
@@ -157,18 +174,19 @@ func (c *Cluster) Snapshot() Snapshot {
 		return s
 	}
 	l := &LiveState{Now: ms(c.now), Rest: int64(c.rest), Rand: strconv.FormatUint(c.rand.s, 10), RV: c.api.rv, MsgSeq: c.msgSeq,
-		Replicas: c.api.deploy.replicas, DeployRV: c.api.deploy.rv,
-		RSReplicas: c.api.rs.replicas, RSRV: c.api.rs.rv}
+		Replicas: c.api.deploy.replicas, DeployReady: c.api.deploy.ready, DeployRV: c.api.deploy.rv,
+		RSReplicas: c.api.rs.replicas, RSReady: c.api.rs.ready, RSRV: c.api.rs.rv}
 	for _, p := range c.api.sortedPods() {
-		l.Pods = append(l.Pods, PodState{Name: p.name, Node: p.node, Running: p.running, Terminating: p.terminating,
-			Created: p.created, RV: p.rv})
+		l.Pods = append(l.Pods, PodState{Name: p.name, Node: p.node, Running: p.running, Ready: p.ready, IP: p.ip,
+			Terminating: p.terminating, Created: p.created, RV: p.rv})
 	}
 	for i, n := range nodeNames {
 		nd, rt := c.api.nodes[i], &c.rt[i]
-		ns := NodeState{Name: n, Ready: string(nd.ready), Tainted: nd.tainted, RV: nd.rv, Kubelet: c.running[n],
-			Synced: c.synced[LaneKubelet+"/"+n], LeaseAgo: ms(c.now - nd.leaseAt), Image: rt.image}
+		ns := NodeState{Name: n, Ready: string(nd.ready), Taints: orNil(nd.taints), RV: nd.rv, Kubelet: c.running[n],
+			Synced: c.synced[LaneKubelet+"/"+n], LeaseAgo: ms(c.now - nd.leaseAt), Image: rt.image, LastHost: rt.lastHost}
 		for _, pod := range sortedKeys(rt.sandboxes) {
-			ns.Sandboxes = append(ns.Sandboxes, SandboxState{Pod: pod, Started: rt.sandboxes[pod].started})
+			sb := rt.sandboxes[pod]
+			ns.Sandboxes = append(ns.Sandboxes, SandboxState{Pod: pod, IP: podIP(i, sb.host), Started: sb.started})
 		}
 		l.Nodes = append(l.Nodes, ns)
 	}
@@ -186,13 +204,7 @@ func (c *Cluster) Snapshot() Snapshot {
 		l.CM.Synced[i] = c.synced[id]
 	}
 	if c.synced[LaneNodeLife] {
-		for i := range nodeNames {
-			ns := NLCNodeState{SinceAgo: ms(c.now - c.nlc.since[i]), Evict: c.nlc.evictSet[i]}
-			if ns.Evict {
-				ns.EvictIn = ms(c.nlc.evictAt[i] - c.now)
-			}
-			l.CM.Nodes = append(l.CM.Nodes, ns)
-		}
+		l.CM.Nodes = c.nlcNodes()
 	}
 	for _, m := range c.inflight {
 		l.InFlight = append(l.InFlight, MessageState{Seq: m.Seq, SentAgo: ms(c.now - m.Sent), In: ms(m.Arrive - c.now),
@@ -201,6 +213,29 @@ func (c *Cluster) Snapshot() Snapshot {
 	}
 	s.Live = l
 	return s
+}
+
+// nlcNodes returns the node lifecycle controller's memory, per node. Its
+// stale eviction entries (pods gone, terminating, or on a node no longer
+// tainted) are left out: the controller ignores them and drops them when it
+// next runs.
+func (c *Cluster) nlcNodes() []NLCNodeState {
+	out := make([]NLCNodeState, NodeCount)
+	for i := range nodeNames {
+		out[i].SinceAgo = ms(c.now - c.nlc.since[i])
+	}
+	for _, e := range c.nlc.evictions(&c.api) {
+		ns := &out[nodeIndex(e.pod.node)]
+		if ns.Tolerations == nil {
+			ns.Tolerations = map[string]int64{}
+		}
+		in := ms(e.at - c.now)
+		ns.Tolerations[e.pod.name] = in
+		if !ns.Evict || in < ns.EvictIn {
+			ns.Evict, ns.EvictIn = true, in
+		}
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -224,9 +259,10 @@ func Restore(s Snapshot) (*Cluster, error) {
 }
 
 func restore(s Snapshot) (*Cluster, error) {
-	if s.V != SnapshotVersion {
-		return nil, fmt.Errorf("version %d, want %d", s.V, SnapshotVersion)
+	if s.V != SnapshotVersion && s.V != 1 {
+		return nil, fmt.Errorf("version %d, want 1 or %d", s.V, SnapshotVersion)
 	}
+	v1 := s.V == 1
 	seed, err := parseUint(s.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
@@ -252,6 +288,11 @@ func restore(s Snapshot) (*Cluster, error) {
 		return nil, fmt.Errorf("live at guide step %d", s.Guide)
 	}
 	l := s.Live
+	if v1 {
+		if err := checkV1(l); err != nil {
+			return nil, err
+		}
+	}
 	if l.Now < 0 || l.Now > maxSnapshotNow || l.Rest < 0 || l.Rest >= int64(time.Millisecond) {
 		return nil, fmt.Errorf("time %d (+%d ns) out of range", l.Now, l.Rest)
 	}
@@ -267,11 +308,12 @@ func restore(s Snapshot) (*Cluster, error) {
 	c.now, c.rest, c.msgSeq = dur(l.Now), time.Duration(l.Rest), l.MsgSeq
 	c.api.rv = l.RV
 	okRV := func(rv int64) bool { return rv >= 1 && rv <= l.RV }
-	if !inRange(l.Replicas, 0, MaxReplicas) || !inRange(l.RSReplicas, 0, MaxReplicas) || !okRV(l.DeployRV) || !okRV(l.RSRV) {
+	if !inRange(l.Replicas, 0, MaxReplicas) || !inRange(l.RSReplicas, 0, MaxReplicas) || !okRV(l.DeployRV) || !okRV(l.RSRV) ||
+		!inRange(l.DeployReady, 0, MaxReplicas) || !inRange(l.RSReady, 0, MaxReplicas) {
 		return nil, errors.New("deployment or replicaset out of range")
 	}
-	c.api.deploy = &deployment{replicas: l.Replicas, rv: l.DeployRV}
-	c.api.rs = &replicaSet{replicas: l.RSReplicas, rv: l.RSRV}
+	c.api.deploy = &deployment{replicas: l.Replicas, ready: l.DeployReady, rv: l.DeployRV}
+	c.api.rs = &replicaSet{replicas: l.RSReplicas, ready: l.RSReady, rv: l.RSRV}
 	if len(l.Pods) > MaxPods {
 		return nil, fmt.Errorf("%d pods, at most %d", len(l.Pods), MaxPods)
 	}
@@ -287,8 +329,8 @@ func restore(s Snapshot) (*Cluster, error) {
 			return nil, fmt.Errorf("pod %s versions out of range", p.Name)
 		}
 		created[p.Created] = true
-		c.api.pods[p.Name] = &pod{name: p.Name, node: p.Node, running: p.Running, terminating: p.Terminating,
-			created: p.Created, rv: p.RV}
+		c.api.pods[p.Name] = &pod{name: p.Name, node: p.Node, running: p.Running, ready: p.Ready, ip: p.IP,
+			terminating: p.Terminating, created: p.Created, rv: p.RV}
 	}
 	if len(l.Nodes) != NodeCount {
 		return nil, fmt.Errorf("%d nodes, want %d", len(l.Nodes), NodeCount)
@@ -304,9 +346,15 @@ func restore(s Snapshot) (*Cluster, error) {
 		if !okRV(n.RV) || n.LeaseAgo < 0 || n.LeaseAgo > l.Now {
 			return nil, fmt.Errorf("node %s versions or lease out of range", n.Name)
 		}
-		c.api.nodes[i] = &node{ready: ready, tainted: n.Tainted, rv: n.RV, leaseAt: c.now - dur(n.LeaseAgo), renewing: n.Kubelet}
+		taints := orNil(n.Taints)
+		if n.Tainted && !v1 {
+			return nil, fmt.Errorf("node %s: version 1's tainted in version 2", n.Name)
+		} else if n.Tainted {
+			taints = unreachableTaints()
+		}
+		c.api.nodes[i] = &node{ready: ready, taints: taints, rv: n.RV, leaseAt: c.now - dur(n.LeaseAgo), renewing: n.Kubelet}
 		c.running[n.Name], c.synced[LaneKubelet+"/"+n.Name] = n.Kubelet, n.Synced
-		c.rt[i].image = n.Image
+		c.rt[i].image, c.rt[i].lastHost = n.Image, n.LastHost
 		if len(n.Sandboxes) > NodeCapacity {
 			return nil, fmt.Errorf("node %s has %d sandboxes", n.Name, len(n.Sandboxes))
 		}
@@ -314,19 +362,29 @@ func restore(s Snapshot) (*Cluster, error) {
 			if j > 0 && sb.Pod <= n.Sandboxes[j-1].Pod {
 				return nil, fmt.Errorf("node %s sandboxes out of order", n.Name)
 			}
-			c.rt[i].sandboxes[sb.Pod] = &sandbox{started: sb.Started}
+			h, ok := hostOf(i, sb.IP)
+			if !ok && !v1 {
+				return nil, fmt.Errorf("node %s: sandbox of %s has IP %q", n.Name, sb.Pod, sb.IP)
+			}
+			c.rt[i].sandboxes[sb.Pod] = &sandbox{host: h, started: sb.Started}
 		}
+	}
+	if v1 {
+		c.upgradeV1()
 	}
 	if err := c.restoreScheduler(l.Scheduler); err != nil {
 		return nil, err
 	}
-	if err := c.restoreCM(l.CM); err != nil {
+	if err := c.restoreCM(l.CM, v1); err != nil {
 		return nil, err
 	}
 	if len(l.InFlight) > MaxInFlight {
 		return nil, fmt.Errorf("%d messages in flight, at most %d", len(l.InFlight), MaxInFlight)
 	}
 	for _, ms := range l.InFlight {
+		if v1 {
+			ms = c.upgradeV1Message(ms)
+		}
 		m, err := c.restoreMessage(ms)
 		if err != nil {
 			return nil, err
@@ -387,7 +445,7 @@ func (c *Cluster) restoreScheduler(s SchedulerState) error {
 	return nil
 }
 
-func (c *Cluster) restoreCM(s CMState) error {
+func (c *Cluster) restoreCM(s CMState, v1 bool) error {
 	c.running[ProcessControllerManager] = s.Running
 	for i, id := range cmComponents {
 		c.synced[id] = s.Synced[i]
@@ -401,14 +459,36 @@ func (c *Cluster) restoreCM(s CMState) error {
 	if len(s.Nodes) != NodeCount {
 		return fmt.Errorf("node lifecycle controller remembers %d nodes, want %d", len(s.Nodes), NodeCount)
 	}
+	inRangeMs := func(x int64) bool { return x >= -ms(c.now) && dur(x) <= DefaultTolerationSeconds }
 	for i, n := range s.Nodes {
-		if n.SinceAgo < 0 || n.SinceAgo > ms(c.now) || n.EvictIn < -ms(c.now) || dur(n.EvictIn) > EvictionTimeout ||
-			(!n.Evict && n.EvictIn != 0) {
+		if n.SinceAgo < 0 || n.SinceAgo > ms(c.now) || !inRangeMs(n.EvictIn) || (!n.Evict && n.EvictIn != 0) ||
+			len(n.Tolerations) > NodeCapacity {
 			return fmt.Errorf("node lifecycle state of %s out of range", nodeNames[i])
 		}
-		c.nlc.since[i], c.nlc.evictSet[i] = c.now-dur(n.SinceAgo), n.Evict
-		if n.Evict {
-			c.nlc.evictAt[i] = c.now + dur(n.EvictIn)
+		c.nlc.since[i] = c.now - dur(n.SinceAgo)
+		if v1 {
+			c.upgradeV1Tolerations(i, n)
+			continue
+		}
+		for _, name := range sortedKeys(n.Tolerations) {
+			p, in := c.api.pods[name], n.Tolerations[name]
+			if p == nil || p.node != nodeNames[i] || !tolerating(&c.api, p) || !inRangeMs(in) {
+				return fmt.Errorf("node lifecycle state of %s: toleration of %q", nodeNames[i], name)
+			}
+			if c.nlc.evict == nil {
+				c.nlc.evict = map[string]toleration{}
+			}
+			c.nlc.evict[name] = toleration{uid: p.created, at: c.now + dur(in)}
+		}
+	}
+	if v1 {
+		return nil
+	}
+	// Evict and EvictIn say the earliest toleration: they must agree.
+	again := c.nlcNodes()
+	for i, n := range s.Nodes {
+		if got := again[i]; got.Evict != n.Evict || got.EvictIn != n.EvictIn {
+			return fmt.Errorf("node lifecycle state of %s: the eviction countdown disagrees with its pods'", nodeNames[i])
 		}
 	}
 	return nil
@@ -430,7 +510,8 @@ func (c *Cluster) restoreMessage(s MessageState) (*Message, error) {
 	if m.Arrive-m.Sent != latency(m.Kind, m.Calls, m.Via) {
 		return nil, bad("latency does not match its shape")
 	}
-	scaled := m.Reason == ReasonApply || m.Reason == ReasonScale || m.Reason == ReasonCreateRS || m.Reason == ReasonScaleRS
+	scaled := m.Reason == ReasonApply || m.Reason == ReasonScale || m.Reason == ReasonCreateRS || m.Reason == ReasonScaleRS ||
+		m.Reason == ReasonRSStatus || m.Reason == ReasonDeployStatus
 	if (scaled && !inRange(m.Value, 0, MaxReplicas)) || (!scaled && m.Value != 0) {
 		return nil, bad("value out of range")
 	}
@@ -479,6 +560,12 @@ func validObject(m *Message, o Object) bool {
 	if kubeletEnd && nodeIndex(o.Node) < 0 {
 		return false // a kubelet's message names its node
 	}
+	if status := m.Reason == ReasonPodRunning && m.Kind == KindWrite; status != (o.IP != "") {
+		return false // only the kubelet's status write carries a podIP, and it always does
+	} else if status {
+		_, ok := hostOf(nodeIndex(o.Node), o.IP)
+		return ok && validPodName(o.Name)
+	}
 	switch {
 	case m.Verb == VerbList:
 		return o.Name == o.Node && kubeletEnd
@@ -490,7 +577,7 @@ func validObject(m *Message, o Object) bool {
 		return nodeIndex(o.Name) >= 0 && o.Node == o.Name
 	case m.Reason == ReasonCreatePods && m.Kind == KindWrite:
 		return o.Name == "" && o.Node == "" // generateName: the apiserver names it
-	case m.Reason == ReasonBind:
+	case m.Reason == ReasonBind || m.Reason == ReasonPodNotReady:
 		return validPodName(o.Name) && nodeIndex(o.Node) >= 0
 	}
 	return validPodName(o.Name) && nodeOK
@@ -501,24 +588,43 @@ func validObject(m *Message, o Object) bool {
 // rebuilt.
 func (c *Cluster) check() error {
 	alive, perNode := 0, [NodeCount]int{}
-	for name, p := range c.api.pods {
+	ips := map[string]string{}
+	for _, name := range sortedKeys(c.api.pods) {
+		p := c.api.pods[name]
 		if name != p.name || !validPodName(name) {
 			return fmt.Errorf("pod name %q", name)
 		}
 		if (p.running || p.terminating) && p.node == "" {
 			return fmt.Errorf("pod %s is running or terminating without a node", name)
 		}
+		if (p.ready || p.ip != "") && !p.running {
+			return fmt.Errorf("pod %s is Ready or has an IP but is not Running", name)
+		}
 		if i := nodeIndex(p.node); i >= 0 {
 			perNode[i]++
 			sb := c.rt[i].sandboxes[name]
-			if p.running && !p.terminating && (sb == nil || !sb.started) {
-				return fmt.Errorf("pod %s is Running without a started container", name)
+			if p.running && !p.terminating && (sb == nil || !sb.started || p.ip != podIP(i, sb.host)) {
+				return fmt.Errorf("pod %s is Running without a started container of its IP", name)
+			}
+			if _, ok := hostOf(i, p.ip); ok != p.running {
+				return fmt.Errorf("pod %s (running %v) has IP %q", name, p.running, p.ip)
 			}
 		} else if p.node != "" {
 			return fmt.Errorf("pod %s on unknown node %q", name, p.node)
 		}
+		if p.ip != "" {
+			if other, ok := ips[p.ip]; ok {
+				return fmt.Errorf("pods %s and %s have the same IP %s", other, name, p.ip)
+			}
+			ips[p.ip] = name
+		}
 		if !p.terminating {
 			alive++
+		}
+	}
+	for _, w := range []int{c.api.deploy.readyOr0(), c.api.rs.readyOr0()} {
+		if !inRange(w, 0, MaxReplicas) {
+			return fmt.Errorf("readyReplicas %d", w)
 		}
 	}
 	if alive > MaxReplicas || len(c.api.pods) > MaxPods {
@@ -528,10 +634,21 @@ func (c *Cluster) check() error {
 		if perNode[i] > NodeCapacity {
 			return fmt.Errorf("%d pods bound to %s, room for %d", perNode[i], n, NodeCapacity)
 		}
-		for pod := range c.rt[i].sandboxes {
+		hosts := map[int]bool{}
+		for pod, sb := range c.rt[i].sandboxes {
 			if p := c.api.pods[pod]; p == nil || p.node != n {
 				return fmt.Errorf("sandbox of %s on %s, where no such pod is bound", pod, n)
 			}
+			if sb.host < firstHost || sb.host > lastHost || hosts[sb.host] {
+				return fmt.Errorf("sandbox of %s on %s has host %d", pod, n, sb.host)
+			}
+			hosts[sb.host] = true
+		}
+		if h := c.rt[i].lastHost; (h != 0 || len(hosts) > 0) && (h < firstHost || h > lastHost) {
+			return fmt.Errorf("%s reserved host %d last", n, h)
+		}
+		if t := c.api.nodes[i].taints; t != nil && !slices.Equal(t, unreachableTaints()) {
+			return fmt.Errorf("%s has taints %v", n, t)
 		}
 		if nd := c.api.nodes[i]; nd.renewing != c.running[n] || nd.leaseAt > c.now {
 			return fmt.Errorf("lease of %s disagrees with its kubelet", n)
@@ -553,7 +670,7 @@ func (c *Cluster) check() error {
 			return fmt.Errorf("queued pod %s in state %d", name, q.state)
 		}
 	}
-	if !c.synced[LaneNodeLife] && c.nlc != (nlcState{}) {
+	if !c.synced[LaneNodeLife] && !c.nlc.empty() {
 		return errors.New("a node lifecycle controller that has not listed remembers nodes")
 	}
 	if len(c.inflight) > MaxInFlight {

@@ -127,7 +127,8 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 	}
 	firstPod := func(s *Snapshot) *PodState { return &s.Live.Pods[0] }
 	tests := map[string]func(s *Snapshot){
-		"version":             func(s *Snapshot) { s.V = 2 },
+		"version":             func(s *Snapshot) { s.V = 3 },
+		"version 0":           func(s *Snapshot) { s.V = 0 },
 		"seed":                func(s *Snapshot) { s.Seed = "-1" },
 		"seed with zeros":     func(s *Snapshot) { s.Seed = "007" },
 		"runtime":             func(s *Snapshot) { s.Runtime = "docker" },
@@ -162,7 +163,7 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 		"restart time alone":  func(s *Snapshot) { s.Live.Scheduler.Restart = false },
 		"queue unsynced":      func(s *Snapshot) { s.Live.Scheduler.Queue = []QueuedState{{Pod: firstPod(s).Name, Attempts: 1}} },
 		"nlc nodes":           func(s *Snapshot) { s.Live.CM.Nodes = s.Live.CM.Nodes[:1] },
-		"nlc evict far":       func(s *Snapshot) { s.Live.CM.Nodes[2].EvictIn = int64(EvictionTimeout/time.Millisecond) + 1 },
+		"nlc evict far":       func(s *Snapshot) { s.Live.CM.Nodes[2].EvictIn = int64(DefaultTolerationSeconds/time.Millisecond) + 1 },
 		"nlc since ahead":     func(s *Snapshot) { s.Live.CM.Nodes[0].SinceAgo = -5 },
 		"nlc unsynced memory": func(s *Snapshot) { s.Live.CM.Synced[2] = false },
 		"cm synced stopped":   func(s *Snapshot) { s.Live.CM.Running = false },
@@ -189,6 +190,40 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 			n := &s.Live.Nodes[0]
 			n.Sandboxes = append(n.Sandboxes, n.Sandboxes[0])
 		},
+		"pod IP of another node": func(s *Snapshot) { runningOn(s, "node-1")[0].IP = "10.244.2.9" },
+		"pod IP twice": func(s *Snapshot) {
+			p := runningOn(s, "node-1")
+			p[1].IP = p[0].IP
+		},
+		"pod IP, not running": func(s *Snapshot) {
+			for i := range s.Live.Pods {
+				if p := &s.Live.Pods[i]; !p.Running {
+					p.IP = "10.244.1.9"
+				}
+			}
+		},
+		"running without IP":   func(s *Snapshot) { runningOn(s, "node-1")[0].IP = "" },
+		"IP not its sandbox's": func(s *Snapshot) { runningOn(s, "node-1")[0].IP = "10.244.1.200" },
+		"ready, not running": func(s *Snapshot) {
+			for i := range s.Live.Pods {
+				if p := &s.Live.Pods[i]; !p.Running {
+					p.Ready = true
+				}
+			}
+		},
+		"one taint":            func(s *Snapshot) { s.Live.Nodes[2].Taints = s.Live.Nodes[2].Taints[:1] },
+		"another taint":        func(s *Snapshot) { s.Live.Nodes[2].Taints[0].Key = "example.com/gpu" },
+		"version 1 taint":      func(s *Snapshot) { s.Live.Nodes[0].Tainted = true },
+		"sandbox IP":           func(s *Snapshot) { s.Live.Nodes[0].Sandboxes[0].IP = "10.244.1.1" },
+		"sandbox IP elsewhere": func(s *Snapshot) { s.Live.Nodes[0].Sandboxes[0].IP = "10.244.2.2" },
+		"sandbox IP twice": func(s *Snapshot) {
+			n := &s.Live.Nodes[0]
+			n.Sandboxes[1].IP = n.Sandboxes[0].IP
+		},
+		"last host":            func(s *Snapshot) { s.Live.Nodes[0].LastHost = 255 },
+		"rs readyReplicas":     func(s *Snapshot) { s.Live.RSReady = MaxReplicas + 1 },
+		"deploy readyReplicas": func(s *Snapshot) { s.Live.DeployReady = -1 },
+		"message IP":           func(s *Snapshot) { s.Live.InFlight[0].Objects[0].IP = "10.244.1.2" },
 	}
 	for name, mutate := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -206,6 +241,72 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 	if _, err := Restore(clone()); err != nil {
 		t.Fatalf("the unforged snapshot: %v", err)
 	}
+}
+
+// runningOn returns the pods of a snapshot running on node, not terminating.
+func runningOn(s *Snapshot, node string) []*PodState {
+	var out []*PodState
+	for i := range s.Live.Pods {
+		if p := &s.Live.Pods[i]; p.Node == node && p.Running && !p.Terminating {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// countingDown returns a live cluster whose node-1 is tainted, its pods'
+// tolerations running out.
+func countingDown(t *testing.T) *Cluster {
+	t.Helper()
+	c := live(t, 45)
+	must(t, c.SetReplicas(5))
+	settle(t, c)
+	must(t, c.SetNode("node-1", false))
+	_, _ = c.SkipToNext()
+	settle(t, c)
+	c.Advance(time.Minute)
+	return c
+}
+
+// The node lifecycle controller's per-pod tolerations are checked against
+// the pods: a snapshot whose tolerations it could not have is refused.
+func TestRestoreRefusesForgedTolerations(t *testing.T) {
+	base := countingDown(t).Snapshot()
+	nlc := func(s *Snapshot) *NLCNodeState { return &s.Live.CM.Nodes[0] }
+	if n := nlc(&base); len(n.Tolerations) != 2 || !n.Evict {
+		t.Fatalf("base %+v", n)
+	}
+	pod := func(s *Snapshot, node string) string {
+		for _, p := range s.Live.Pods {
+			if p.Node == node {
+				return p.Name
+			}
+		}
+		return ""
+	}
+	tests := map[string]func(s *Snapshot){
+		"a pod elsewhere":   func(s *Snapshot) { nlc(s).Tolerations[pod(s, "node-2")] = 1000 },
+		"an unknown pod":    func(s *Snapshot) { nlc(s).Tolerations[ReplicaSetName()+"-bbbbb"] = 1000 },
+		"too far":           func(s *Snapshot) { nlc(s).Tolerations[pod(s, "node-1")] = 300001 },
+		"countdown differs": func(s *Snapshot) { nlc(s).EvictIn-- },
+		"no countdown":      func(s *Snapshot) { nlc(s).Evict, nlc(s).EvictIn = false, 0 },
+		"on a node untainted": func(s *Snapshot) {
+			s.Live.CM.Nodes[1].Tolerations = map[string]int64{pod(s, "node-2"): 1000}
+			s.Live.CM.Nodes[1].Evict, s.Live.CM.Nodes[1].EvictIn = true, 1000
+		},
+	}
+	for name, mutate := range tests {
+		t.Run(name, func(t *testing.T) {
+			b, _ := json.Marshal(base)
+			var s Snapshot
+			must(t, json.Unmarshal(b, &s))
+			mutate(&s)
+			if c, err := Restore(s); err == nil || c != nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+	roundTrip(t, countingDown(t))
 }
 
 // overfill binds a fifth pod to node-1.

@@ -96,10 +96,10 @@ func TestEvictionComesTheTolerationAfterTheTaint(t *testing.T) {
 		t.Fatalf("tainted at %v", taintedAt)
 	}
 	d, ok := c.NextEvent()
-	if !ok || d.Kind != DueEviction || d.Name != "node-1" || c.Now()+d.In != taintedAt+EvictionTimeout {
-		t.Fatalf("NextEvent = %+v at %v, want eviction at %v", d, c.Now(), taintedAt+EvictionTimeout)
+	if !ok || d.Kind != DueEviction || d.Name != "node-1" || c.Now()+d.In != taintedAt+DefaultTolerationSeconds {
+		t.Fatalf("NextEvent = %+v at %v, want eviction at %v", d, c.Now(), taintedAt+DefaultTolerationSeconds)
 	}
-	c.Advance(taintedAt + EvictionTimeout + WriteLatency - ms1 - c.Now())
+	c.Advance(taintedAt + DefaultTolerationSeconds + WriteLatency - ms1 - c.Now())
 	if podsOn(c, "node-1")[0].Phase != PhaseRunning {
 		t.Fatal("evicted before the toleration ended")
 	}

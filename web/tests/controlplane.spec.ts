@@ -38,11 +38,16 @@ const GUIDE = [
   { from: 'kubelet', to: 'apiserver', kind: 'write', label: 'PATCH Pod status ×3', caption: 'Pod: Pending → Running' },
 ];
 
+/** The guide's n-th message on the diagram. Live, the status roll-up the
+ *  eleventh sets off follows it, so it is found by its step, not its place. */
+const guideMessage = (cp: Locator, n: number) => cp.locator(`[data-testid="message"][data-step="${n}"]`);
+
 /** Presses Next once and waits for the n-th message. */
 async function next(cp: Locator, n: number) {
   await cp.getByTestId('guided-next').click();
   await expect(cp.getByTestId('guided-step')).toHaveAttribute('data-value', String(n));
-  await expect(messages(cp)).toHaveCount(Math.min(n, 12));
+  if (n < 11) await expect(messages(cp)).toHaveCount(n);
+  else await expect(guideMessage(cp, n)).toHaveCount(1);
 }
 
 async function finishGuide(cp: Locator) {
@@ -101,11 +106,13 @@ test.describe('controlplane: the guided apply', () => {
     for (const [i, m] of GUIDE.entries()) {
       const n = i + 1;
       await next(cp, n);
-      const last = messages(cp).nth(n - 1);
+      const last = guideMessage(cp, n);
       await expect(last).toHaveAttribute('data-from', m.from);
       await expect(last).toHaveAttribute('data-to', m.to);
       await expect(last).toHaveAttribute('data-kind', m.kind);
-      await expect(last).toHaveAttribute('data-new', 'true');
+      // Live, the status roll-up may already follow the eleventh.
+      if (n < 11) await expect(last).toHaveAttribute('data-new', 'true');
+      // The guide's bar stays on the chapter's message through the roll-up.
       await expect(step).toContainText(`${n}/11`);
       await expect(step).toContainText(m.label);
       await expect(caption).toContainText(m.caption);
@@ -281,6 +288,9 @@ test.describe('controlplane: the live cluster', () => {
   });
 
   test('kill, replicas 0–10, pause, step and speed', async ({ page }) => {
+    // Twenty applies, and ten pods made in slow-start batches: more than the
+    // default 30 s on a busy machine.
+    test.setTimeout(60_000);
     await open(page, '/controlplane');
     const cp = cpDemo(page);
     await finishGuide(cp);
@@ -350,14 +360,25 @@ test.describe('controlplane: the live cluster', () => {
     await expect(podsIn(cp, 'Running')).toHaveCount(5);
   });
 
-  test('reset brings the guide back; a refused action shows an error and changes nothing', async ({ page }) => {
+  test('reset brings the guide back, the clock going on from where it was; a refused action shows an error and changes nothing', async ({ page }) => {
     await open(page, '/controlplane');
     const cp = cpDemo(page);
     await finishGuide(cp);
+    await waitClock(cp, 1000);
+    const before = await clockMs(cp);
     await cp.getByTestId('reset').click();
     await expect(cp.getByTestId('guided-step')).toHaveAttribute('data-value', '0');
     await expect(pods(cp)).toHaveCount(0);
-    await expect(cp.getByTestId('clock')).toHaveAttribute('data-value', '0');
+    // The timeline's time never goes back: the guide starts again there,
+    // its clock stopped.
+    await expect(cp.getByTestId('clock')).toHaveAttribute('data-paused', 'true');
+    const after = await clockMs(cp);
+    expect(after).toBeGreaterThanOrEqual(before);
+    await cp.getByTestId('guided-next').click();
+    await expect(cp.getByTestId('guided-step')).toHaveAttribute('data-value', '1');
+    await expect.poll(() => clockMs(cp)).toBeGreaterThan(after);
+    await cp.getByTestId('guided-back').click();
+    await expect(cp.getByTestId('guided-step')).toHaveAttribute('data-value', '0');
     // The skip button is disabled during the guide; the server refuses it too.
     await page.evaluate(() => {
       const b = document.querySelector('[data-testid="skip"]') as HTMLButtonElement;
@@ -366,6 +387,7 @@ test.describe('controlplane: the live cluster', () => {
     });
     await expect(cp.getByTestId('error')).toHaveAttribute('data-value', 'true');
     await expect(cp.getByTestId('guided-step')).toHaveAttribute('data-value', '0');
+    await expect.poll(() => clockMs(cp)).toBeGreaterThan(after);
     await next(cp, 1);
     await expect(cp.getByTestId('error')).toHaveAttribute('data-value', '');
   });
@@ -387,6 +409,143 @@ test.describe('controlplane: the live cluster', () => {
   });
 });
 
+// ---------------------------------------------------------------- issue #19
+
+/** The notes' topics, in the page's order (README: "Where it simplifies"). */
+const NOTES = ['slow-start', 'heartbeat', 'informer', 'eviction', 'binding', 'scheduler', 'pod-lifecycle', 'deadline',
+  'version', 'runtime'];
+
+test.describe('controlplane: what a real cluster does (issue #19)', () => {
+  test('an Unknown node gets both taints; its pods keep their podIPs, turn Ready=False and go when their 300 s toleration ends', async ({ page }) => {
+    await open(page, '/controlplane');
+    const cp = cpDemo(page);
+    await finishGuide(cp);
+    // The roll-up kubectl wait watches: readyReplicas on the ReplicaSet, then
+    // the Deployment.
+    const ready = (what: string) => cp.getByTestId(what).getByTestId('ready-replicas');
+    await expect(ready('replicaset')).toHaveAttribute('data-value', '3');
+    await expect(ready('deployment')).toHaveAttribute('data-value', '3');
+    // Each pod has an IP from its node's podCIDR, none shared, and is Ready.
+    const ipsOf = () => podsIn(cp, 'Running').evaluateAll((els) => els.map((e) =>
+      ({ node: e.getAttribute('data-node') || '', ip: e.getAttribute('data-ip') || '', ready: e.getAttribute('data-ready') })));
+    const before = await ipsOf();
+    expect(before).toHaveLength(3);
+    for (const p of before) {
+      expect(p.ip).toMatch(new RegExp(`^10\\.244\\.${p.node.slice(-1)}\\.\\d+$`));
+      expect(p.ready).toBe('True');
+      await expect(nodeCard(cp, p.node)).toHaveAttribute('data-pod-cidr', `10.244.${p.node.slice(-1)}.0/24`);
+    }
+    expect(new Set(before.map((p) => p.ip)).size).toBe(3);
+
+    await preset(cp, 'node-outage').click();
+    const down = cp.locator('[data-testid="node"][data-running="false"]');
+    await expect(down).toHaveCount(1);
+    await expect(down.getByTestId('taint')).toHaveCount(0);
+    await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'node-unknown');
+    await cp.getByTestId('skip').click();
+    await expect(down).toHaveAttribute('data-ready', 'Unknown');
+    // Both unreachable taints: NoSchedule keeps new pods off, NoExecute
+    // evicts.
+    const taints = down.getByTestId('taint');
+    await expect(taints).toHaveCount(2);
+    expect(await taints.evaluateAll((els) => els.map((e) => `${e.getAttribute('data-key')}:${e.getAttribute('data-effect')}`)))
+      .toEqual(['node.kubernetes.io/unreachable:NoSchedule', 'node.kubernetes.io/unreachable:NoExecute']);
+    await expect(cp.getByTestId('taint')).toHaveCount(2);
+    // The node controller marks its pods not Ready; readyReplicas follows.
+    const doomed = down.getByTestId('pod');
+    const n = await doomed.count();
+    expect(n).toBeGreaterThan(0);
+    await expect(down.locator('[data-testid="pod"][data-ready="False"]')).toHaveCount(n);
+    await expect(ready('replicaset')).toHaveAttribute('data-value', String(3 - n));
+    await expect(ready('deployment')).toHaveAttribute('data-value', String(3 - n));
+    // Each pod tolerates NoExecute for 300 s: the card counts down to the
+    // first deadline.
+    await cp.getByTestId('pause').click();
+    await expect(cp.getByTestId('clock')).toHaveAttribute('data-paused', 'true');
+    const deadlines = await doomed.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-evict-at'))));
+    const first = Math.min(...deadlines);
+    await expect(down.locator('[data-eta]')).toHaveAttribute('data-eta', String(first));
+    const wait = first - await clockMs(cp);
+    expect(wait).toBeGreaterThan(290_000);
+    expect(wait).toBeLessThanOrEqual(300_000);
+    await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'eviction');
+    // The eviction is a DELETE that takes time to land: time must run.
+    await cp.getByTestId('pause').click();
+    await expect(cp.getByTestId('clock')).toHaveAttribute('data-paused', 'false');
+    await cp.getByTestId('skip').click();
+    await expect(down.locator('[data-testid="pod"][data-phase="Terminating"]')).toHaveCount(n);
+    // Replaced on the other nodes (NoSchedule keeps them off this one), each
+    // with an IP of its own node's.
+    await expect(podsIn(cp, 'Running')).toHaveCount(3);
+    await expect(ready('deployment')).toHaveAttribute('data-value', '3');
+    const downName = await down.getAttribute('data-name');
+    for (const p of await ipsOf()) {
+      expect(p.node).not.toBe(downName);
+      expect(p.ip).toMatch(new RegExp(`^10\\.244\\.${p.node.slice(-1)}\\.\\d+$`));
+    }
+  });
+
+  test('live, the ReplicaSet controller creates pods in slow-start batches: 1, 2, 4', async ({ page }) => {
+    await open(page, '/controlplane');
+    const cp = cpDemo(page);
+    await finishGuide(cp);
+    await expect(cp.getByTestId('next')).toHaveAttribute('data-due', 'false'); // the roll-up has landed
+    await cp.getByTestId('pause').click();
+    await expect(cp.getByTestId('pause')).toHaveAttribute('aria-pressed', 'true');
+    await setReplicas(cp, 10);
+    // One message per step: the ReplicaSet controller's POSTs, in order.
+    const seq = async () => Number(await messages(cp).last().getAttribute('data-seq'));
+    const batches: number[] = [];
+    for (let i = 0; i < 30 && batches.reduce((a, b) => a + b, 0) < 7; i++) {
+      const s0 = await seq();
+      await cp.getByTestId('step').click();
+      await expect.poll(seq).toBeGreaterThan(s0);
+      const last = messages(cp).last();
+      if (await last.getAttribute('data-from') === 'replicaset-controller' && await last.getAttribute('data-verb') === 'POST') {
+        batches.push(Number(await last.getAttribute('data-objects')));
+      }
+    }
+    expect(batches).toEqual([1, 2, 4]);
+  });
+
+  test('each simplification is stated once, by topic, from the first load (during the guide, and on the projector)', async ({ page }) => {
+    for (const path of ['/controlplane', '/controlplane?lang=en&mode=present']) {
+      await open(page, path);
+      const cp = cpDemo(page);
+      const notes = cp.getByTestId('note');
+      expect(await notes.evaluateAll((els) => els.map((e) => e.getAttribute('data-topic')))).toEqual(NOTES);
+      await expect(page.getByTestId('note')).toHaveCount(NOTES.length);
+      for (const topic of NOTES) {
+        const note = cp.locator(`[data-testid="note"][data-topic="${topic}"]`);
+        if (path.includes('present')) await expect(note).toBeHidden();
+        else await expect(note).toBeVisible();
+        expect((await note.textContent())?.trim().length).toBeGreaterThan(20);
+      }
+    }
+  });
+
+  test('every control\'s accessible name contains its visible label', async ({ page }) => {
+    await open(page, '/controlplane');
+    const cp = cpDemo(page);
+    // WCAG 2.5.3: a control named by aria-label must say its visible text
+    // (a lone symbol, − or +, is no text label); the others are named by
+    // their content. Checked in the page: axe is too slow here for a story.
+    const mismatches = () => cp.locator('button, a, input, select').evaluateAll((els) => els.flatMap((e) => {
+      const label = e.getAttribute('aria-label');
+      if (label === null) return [];
+      const clone = e.cloneNode(true) as HTMLElement;
+      clone.querySelectorAll('[aria-hidden="true"], .sr-only').forEach((x) => x.remove());
+      const visible = (clone.textContent || '').replace(/\s+/g, ' ').trim();
+      if (!/[\p{L}\p{N}]/u.test(visible)) return [];
+      return label.toLowerCase().includes(visible.toLowerCase()) ? [] : [`${e.id}: "${label}" does not say "${visible}"`];
+    }));
+    await next(cp, 1);
+    expect(await mismatches()).toEqual([]);
+    await liveStory(cp);
+    expect(await mismatches()).toEqual([]);
+  });
+});
+
 // ---------------------------------------------------------------- pages
 
 const axe = async (page: Page) => {
@@ -401,6 +560,8 @@ const axe = async (page: Page) => {
 async function liveStory(cp: Locator) {
   await preset(cp, 'node-outage').click();
   await expect(cp.locator('[data-testid="node"][data-running="false"]')).toHaveCount(1);
+  // The guide's readyReplicas roll-up lands first (under a second).
+  await expect(cp.getByTestId('next')).toHaveAttribute('data-value', 'node-unknown');
   await cp.getByTestId('skip').click();
   await expect(cp.locator('[data-testid="node"][data-ready="Unknown"]')).toHaveCount(1);
 }
