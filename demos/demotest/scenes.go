@@ -31,6 +31,12 @@ type Player struct {
 	Live *demo.Live
 }
 
+// T is the test the scene is played in.
+func (p *Player) T() *testing.T { return p.t }
+
+// View is the viewer the scenes are rendered for.
+func View() demo.View { return demo.View{Lang: templates.Ja, SID: SID} }
+
 // Do sends one action message (htmx-ext-ws JSON, as the page sends it); a
 // refused one fails the test.
 func (p *Player) Do(msg string) {
