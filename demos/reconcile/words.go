@@ -7,7 +7,7 @@ import "github.com/reconcile-demo/reconcile-demo/templates"
 // (controls, connection, errors) are in package templates.
 var words = templates.Catalog{
 	"rc.short":          {"調整ループ", "Reconcile loop"},
-	"rc.summary":        {"desired と observed を毎回見比べて差を埋める。Pod を落とし、数を変え、コントローラを止める。", "Compare desired with observed every time and close the gap: kill pods, change the count, stop the controller."},
+	"rc.summary":        {"desired と observed を毎回見比べて差を埋める。Pod を落とし、数を変え、コントローラーを止める。", "Compare desired with observed every time and close the gap: kill pods, change the count, stop the controller."},
 	"rc.real":           {"実物の ReplicaSet は Failed の Pod を消さず(Pod の GC が片付ける)、減らすときは未スケジュール・Pending・未 Ready の Pod から選ぶ。この章のコードは名前順で消す。", "A real ReplicaSet leaves Failed pods to the pod garbage collector and, scaling down, deletes unscheduled, Pending and not-ready pods first; the chapter's code deletes by name order."},
 	"err.pod":           {"%s という Pod はありません(すでに消えたか、落ちています)。", "There is no pod %s to kill (it is gone or already Failed)."},
 	"rc.title":          {"調整ループ(reconciliation)", "The reconcile loop (reconciliation)"},
@@ -26,7 +26,7 @@ var words = templates.Catalog{
 	"rc.diff.need":      {"差あり: 調整が必要", "Out of sync: a reconcile is needed"},
 	"rc.diff.starting":  {"差あり: Pod の起動を待っています", "Out of sync: waiting for pods to start"},
 	"rc.diff.detail":    {"desired %d / 生きている Pod %d / Running %d", "desired %d / alive pods %d / Running %d"},
-	"rc.diff.off":       {"コントローラは止まっています。差は誰にも埋められません。「1回調整」を押すと、1回で全部を数え直して埋めます。", "The controller is stopped: nobody closes the gap. Press \"Reconcile once\" and one reconcile recounts everything and repairs it all."},
+	"rc.diff.off":       {"コントローラーは止まっています。差は誰にも埋められません。「1回調整」を押すと、1回で全部を数え直して埋めます。", "The controller is stopped: nobody closes the gap. Press \"Reconcile once\" and one reconcile recounts everything and repairs it all."},
 	"rc.actions":        {"直前の調整の操作", "The last reconcile's actions"},
 	"rc.actions.none":   {"(まだ調整していない)", "(no reconcile yet)"},
 	"rc.actions.noop":   {"何もしない(差がない・冪等)", "Nothing to do (no difference: idempotent)"},
@@ -37,7 +37,7 @@ var words = templates.Catalog{
 	"rc.explain.noop":   {"何もしない", "do nothing"},
 	"rc.act.create":     {"%s を作成", "create %s"},
 	"rc.act.delete":     {"%s を削除", "delete %s"},
-	"rc.log":            {"コントローラのログ", "Controller log"},
+	"rc.log":            {"コントローラーのログ", "Controller log"},
 	"rc.chart":          {"収束のようす(直近1分)", "Convergence (last minute)"},
 	"rc.chart.desc":     {"desired と Running・Pending・Failed の数の推移", "desired versus Running, Pending and Failed over time"},
 	"rc.live":           {"t=%s、%s: %s → %s。", "t=%s, %s: %s → %s."},
