@@ -11,7 +11,6 @@ var words = templates.Catalog{
 	"tr.short":   {"edge と level", "Edge vs level"},
 	"tr.summary": {"同じ変更を受ける 2 つのクラスタを、イベントに反応するコントローラーと毎回数え直すコントローラーが見る。イベントを落とし、重複させ、入れ替え、再起動する。", "Two clusters receive the same changes: one controller reacts to events, the other recounts every time. Drop, duplicate and reorder the events, restart the controllers."},
 	"tr.intro":   {"2 つのクラスタは同じ変更を受ける。左の edge-triggered は聞いたイベントにだけ反応し、右の level-triggered(章の Reconcile)は毎回現状を数え直す。イベントの流れを壊して、どちらが追いつくかを見よう。", "Both clusters receive the same changes. On the left, the edge-triggered controller reacts only to the events it hears; on the right, the level-triggered one (the chapter's Reconcile) recounts what exists every time. Break the event stream and see which one catches up."},
-	"tr.real":    {"実物の informer は watch が切れると一覧を取り直し(re-list)、定期的に全件を再同期する(controller-runtime の既定で 10 時間ごと)。イベントは見直すきっかけにすぎない。ここでは level 側が 1 秒ごとに数え直し、edge 側は一覧を取り直さない素朴な書き方をしている。", "A real informer re-lists when its watch breaks and resyncs everything periodically (every 10 hours by default in controller-runtime): events are only a reason to look. Here the level side recounts every second, and the edge side is the naive kind that never re-lists."},
 
 	// the shared controls
 	"tr.shared":         {"両方のクラスタに同じ変更", "The same change to both clusters"},
@@ -137,6 +136,13 @@ var words = templates.Catalog{
 	"tr.reason.swap":        {"イベントの順序が入れ替わった。edge は届いた順に古い差分で動いた。level は現状を数え直すので順序に左右されない。", "Events arrived out of order. The edge side acted on stale differences as they came; the level side recounts, so order does not matter."},
 	"tr.live":               {"%sedge: %s。level: %s。", "%sEdge: %s. Level: %s."},
 	"tr.live.reason":        {"%s ", "%s "},
+
+	// the notes, where the demo simplifies real Kubernetes (README.md lists them)
+	"tr.note.delivery":    {"ここではイベントがどれも 0.4 秒で届き、落ちたイベントは二度と届かない。実物の watch は遅れがまちまちで、切れても最後の resourceVersion から続きを受け取る。", "Here every event arrives after a fixed 0.4 s, and a dropped one never arrives. A real watch's delay varies, and a broken watch resumes from its last resourceVersion."},
+	"tr.note.failed-pods": {"ここでは両方のコントローラーが Failed の Pod を消す。実物の ReplicaSet は数えなくなるだけで、消すのはずっと後の Pod のガベージコレクター。", "Here both controllers delete Failed pods. A real ReplicaSet only stops counting them; the pod garbage collector removes them much later."},
+	"tr.note.resync":      {"level 側の 1 秒ごとの数え直しは、何か変わるときにだけ走る。実物の定期の再同期(resync)は変わらなくても全件を調整し、controller-runtime の既定で 10 時間ごと。", "The level side's once-a-second recount runs only when it would change something; a real resync reconciles every object, changed or not, every 10 hours by default in controller-runtime."},
+	"tr.note.relist":      {"edge 側はわざと素朴に書いている。実物の informer は起動時と watch が切れたときに全件を一覧し直し(re-list)、ワークキューが重複をまとめる。", "The edge side is naive on purpose: a real informer lists everything at start and after a broken watch (re-list), and its workqueue collapses duplicates."},
+	"tr.note.quota":       {"edge 側のクラスタは Pod を 24 個までしか受け付けない(このデモの上限。ResourceQuota のように作成を断る)。", "The edge cluster takes at most 24 pods (this demo's bound: it refuses a create as a ResourceQuota would)."},
 }
 
 // T returns this demo's text for key in l.
