@@ -8,9 +8,10 @@ import (
 )
 
 // A page has one h1. On the index it is the index's title, and each demo
-// below it is a section with an h2. A demo alone on its page (/<kind>,
-// /embed/<kind>, a room's page) is the page's subject: its title is the
-// page's h1. The demo's frame learns which it is from the context its page
+// below it is a section with an h2; on a room's page it is the room's
+// banner, above the room's demo (whose section the owner's session
+// renders, wherever it runs). A demo alone on its page (/<kind>,
+// /embed/<kind>) is the page's subject: its title is the page's h1. The demo's frame learns which it is from the context its page
 // renders it in, so a demo's section (and every frame of it) stays the same
 // component whatever page holds it.
 

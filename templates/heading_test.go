@@ -10,7 +10,8 @@ import (
 
 // TestOneH1 checks that every kind of page has exactly one h1: a demo alone
 // on its page (with the site's chrome or embedded) has its title as the
-// h1; on the index the index's title is, and each demo's title is an h2.
+// h1; on the index the index's title is, and each demo's title is an h2;
+// on a room's page the room's banner is, and the demo's title is an h2.
 func TestOneH1(t *testing.T) {
 	demo := func(prefix string) templ.Component {
 		return Demo(DemoProps{Kind: prefix, Prefix: prefix, Lang: Ja, Title: "title of " + prefix})
@@ -23,7 +24,7 @@ func TestOneH1(t *testing.T) {
 	}{
 		{"demo page", PageProps{Lang: Ja, Demos: []templ.Component{demo("rc")}}, 1, 0, "title of rc"},
 		{"embed", PageProps{Lang: En, Embed: true, Demos: []templ.Component{demo("tr")}}, 1, 0, "title of tr"},
-		{"room", PageProps{Lang: Ja, Banner: &BannerProps{Code: "ABCDEF"}, Demos: []templ.Component{demo("op")}}, 1, 0, "title of op"},
+		{"room", PageProps{Lang: Ja, Banner: &BannerProps{Code: "ABCDEF"}, Demos: []templ.Component{demo("op")}}, 1, 1, F(Ja, "room.banner", "ABCDEF")},
 		{"index", PageProps{Lang: Ja, Index: []IndexEntry{{Kind: "rc"}}, Demos: []templ.Component{demo("rc"), demo("op")}}, 1, 2, T(Ja, "index.title")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

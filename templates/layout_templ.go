@@ -209,7 +209,7 @@ func Page(p PageProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if len(p.Demos) == 1 && len(p.Index) == 0 {
+		if len(p.Demos) == 1 && len(p.Index) == 0 && p.Banner == nil {
 			templ_7745c5c3_Err = alone(p.Demos[0]).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

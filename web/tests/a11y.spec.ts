@@ -102,6 +102,27 @@ test.describe('axe: WCAG 2.2 A and AA', () => {
     });
   }
 
+  // What no first load shows: the room panel, the timeline's past and the
+  // help dialog on a demo page, and a room's page as a student sees it.
+  test('/reconcile with a room open, the past shown and the help open; the room\'s page', async ({ page }) => {
+    test.setTimeout(60_000);
+    await open(page, '/reconcile');
+    const rc = rcDemo(page);
+    await waitConverged(rc);
+    await rc.getByTestId('room-open').click();
+    await expect(rc.getByTestId('room-code')).toHaveAttribute('data-value', /^[2-9A-Z]{6}$/);
+    await rc.getByTestId('timeline').fill('500');
+    await expect(rc.getByTestId('timeline-panel')).toHaveAttribute('data-mode', 'past');
+    await page.keyboard.press('?');
+    await expect(page.getByTestId('help')).toBeVisible();
+    expect(await axe(page), 'the owner\'s page').toEqual([]);
+    const student = await page.context().newPage();
+    await open(student, (await rc.getByTestId('room-url').getAttribute('href'))!);
+    await expect(student.getByTestId('room-banner')).toBeVisible();
+    await expect(student.locator('h1'), 'one h1').toHaveCount(1);
+    expect(await axe(student), 'the room\'s page').toEqual([]);
+  });
+
   test('/ with the help dialog open', async ({ page }) => {
     await open(page, '/');
     await page.keyboard.press('?');
