@@ -17,6 +17,7 @@ run:
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/reconcile-demo
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/roomlab ./cmd/roomlab
 
 test: lint gotest check-generated check-vendor e2e
 
@@ -81,6 +82,7 @@ FUZZ_TARGETS := \
 	./demos/triggers:FuzzDemo ./demos/pipeline:FuzzDemo ./demos/controlplane:FuzzDemo \
 	./demos/demo:FuzzDecodeCommand \
 	./engine/triggers:FuzzWorld ./engine/triggers:FuzzRestore ./engine/workqueue:FuzzQueue \
+	./engine/workqueue:FuzzPriorityQueue ./engine/workqueue:FuzzRestore \
 	./engine/pipeline:FuzzPipeline ./engine/pipeline/apiserver:FuzzStore ./engine/controlplane:FuzzCluster
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

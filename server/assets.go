@@ -10,79 +10,193 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/andybalholm/brotli"
+	"github.com/tdewolff/minify/v2"
+	"github.com/tdewolff/minify/v2/css"
+	"github.com/tdewolff/minify/v2/js"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/static"
 )
 
-// asset is one static file, compressed once at start-up.
+// asset is one static file, minified (our own scripts and stylesheets; the
+// vendored htmx files are served as their packages ship them) and
+// compressed once, in both encodings a browser may take.
 type asset struct {
 	body, gzipped []byte
-	etag, ctype   string
+	// brotlied is the Brotli body: at a quick quality from the start, at
+	// the best once the background has made it (a second or two).
+	brotlied    atomic.Pointer[[]byte]
+	sum         [32]byte
+	etag, ctype string
+	hashed      string // the name it is served under for good: "app.1f2e3d4c5b.js"
 }
 
-// loadAssets reads the embedded static files. Only these names can ever be
-// served: a request names a map key, never a path, so nothing outside
-// static/ is reachable.
-func loadAssets(kinds []demo.Kind) (map[string]*asset, error) {
-	out := map[string]*asset{}
+// assets are the static files by name, and by their content-hashed name.
+type assets struct {
+	byName map[string]*asset // "app.js", and "app.1f2e3d4c5b.js"
+	// best is closed once every file's Brotli body is the best one.
+	best chan struct{}
+}
+
+// bestBrotli remembers, by content, the Brotli bodies at the best quality,
+// which take a second or two to make: a process makes each once, however
+// many servers it starts (tests start hundreds).
+var bestBrotli sync.Map // [32]byte → []byte
+
+// loadAssets reads the embedded static files and the demos' stylesheets.
+// Only these names can ever be served: a request names a map key, never a
+// path, so nothing outside static/ is reachable.
+func loadAssets(kinds []demo.Kind) (*assets, error) {
+	a := &assets{byName: map[string]*asset{}, best: make(chan struct{})}
+	add := func(name string, body []byte) error {
+		as, err := newAsset(name, body)
+		if err != nil {
+			return err
+		}
+		a.byName[name], a.byName[as.hashed] = as, as
+		return nil
+	}
 	err := fs.WalkDir(static.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || p == "static.go" {
 			return err
 		}
 		body, err := fs.ReadFile(static.FS, p)
 		if err != nil {
 			return err
 		}
-		out[p], err = newAsset(p, body)
-		return err
+		return add(p, body)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load static assets: %w", err)
 	}
 	for i := range kinds {
 		if k := &kinds[i]; k.CSS != nil {
-			if out[cssName(k)], err = newAsset(cssName(k), k.CSS); err != nil {
+			if err := add(cssName(k), k.CSS); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return out, nil
+	go a.makeBest()
+	return a, nil
+}
+
+// makeBest replaces each file's quick Brotli body by the best one.
+func (a *assets) makeBest() {
+	defer close(a.best)
+	for name, as := range a.byName {
+		if name == as.hashed {
+			continue // the same asset under its plain name
+		}
+		b, ok := bestBrotli.Load(as.sum)
+		if !ok {
+			b, _ = bestBrotli.LoadOrStore(as.sum, brotlied(as.body, brotli.BestCompression))
+		}
+		if best := b.([]byte); len(best) < len(as.body) {
+			as.brotlied.Store(&best)
+		}
+	}
+}
+
+// URL returns the path a page links name by: its content-hashed name,
+// which is cached for good, so a second page costs its HTML only.
+func (a *assets) URL(name string) string {
+	if as, ok := a.byName[name]; ok {
+		return "/static/" + as.hashed
+	}
+	return "/static/" + name
 }
 
 // cssName is the file name a demo's own stylesheet is served under.
 func cssName(k *demo.Kind) string { return "demo-" + k.Name + ".css" }
 
+// minifier minifies our own scripts and stylesheets (comments, spaces):
+// they are written to be read, and served to be small.
+var minifier = func() *minify.M {
+	m := minify.New()
+	m.AddFunc("text/css", css.Minify)
+	m.AddFunc("text/javascript", js.Minify)
+	return m
+}()
+
 func newAsset(name string, body []byte) (*asset, error) {
-	sum := sha256.Sum256(body)
-	a := &asset{body: body, etag: `"` + hex.EncodeToString(sum[:8]) + `"`, ctype: mime.TypeByExtension(path.Ext(name))}
+	ext := path.Ext(name)
+	a := &asset{ctype: mime.TypeByExtension(ext)}
 	if a.ctype == "" {
 		a.ctype = "application/octet-stream"
 	}
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	gz.Write(body)
-	if err := gz.Close(); err != nil {
+	if !strings.HasSuffix(name, ".min.js") {
+		switch ext {
+		case ".css":
+			if min, err := minifier.Bytes("text/css", body); err == nil {
+				body = min
+			}
+		case ".js":
+			if min, err := minifier.Bytes("text/javascript", body); err == nil {
+				body = min
+			}
+		}
+	}
+	a.sum = sha256.Sum256(body)
+	hash := hex.EncodeToString(a.sum[:5])
+	a.body, a.etag = body, `"`+hash+`"`
+	a.hashed = strings.TrimSuffix(name, ext) + "." + hash + ext
+	var err error
+	if a.gzipped, err = gzipped(body); err != nil {
 		return nil, fmt.Errorf("compress %s: %w", name, err)
 	}
-	if buf.Len() < len(body) {
-		a.gzipped = buf.Bytes()
+	if len(a.gzipped) >= len(body) {
+		a.gzipped = nil
+	}
+	if b, ok := bestBrotli.Load(a.sum); ok {
+		best := b.([]byte)
+		a.brotlied.Store(&best)
+	} else if quick := brotlied(body, pageBrotli); len(quick) < len(body) {
+		a.brotlied.Store(&quick)
 	}
 	return a, nil
 }
 
-// serveStatic serves /static/{name} with an ETag, revalidated on every use
-// (no-cache), so a new release is picked up at once and an unchanged file
-// costs a 304.
+func gzipped(body []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	gz.Write(body)
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func brotlied(body []byte, quality int) []byte {
+	var buf bytes.Buffer
+	w := brotli.NewWriterLevel(&buf, quality)
+	w.Write(body)
+	w.Close()
+	return buf.Bytes()
+}
+
+// serveStatic serves /static/{name}. A content-hashed name never changes
+// what it serves: it is cached for a year, immutable. A plain name is
+// revalidated on every use (its ETag answers 304), so an old page that
+// still links it gets the new release at once.
 func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.assets[r.PathValue("name")]
+	name := r.PathValue("name")
+	a, ok := s.assets.byName[name]
 	if !ok {
 		http.NotFound(w, r)
 		return
 	}
 	h := w.Header()
 	h.Set("ETag", a.etag)
-	h.Set("Cache-Control", "public, max-age=0, must-revalidate")
+	if name == a.hashed {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=0, must-revalidate")
+	}
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Add("Vary", "Accept-Encoding")
 	if match := r.Header.Get("If-None-Match"); match == a.etag || match == "W/"+a.etag {
@@ -91,12 +205,38 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Type", a.ctype)
 	body := a.body
-	if a.gzipped != nil && acceptsGzip(r) {
+	switch enc, br := encoding(r), a.brotlied.Load(); {
+	case enc == "br" && br != nil:
+		h.Set("Content-Encoding", "br")
+		body = *br
+	case enc != "" && a.gzipped != nil:
 		h.Set("Content-Encoding", "gzip")
 		body = a.gzipped
 	}
 	h.Set("Content-Length", fmt.Sprint(len(body)))
 	w.Write(body)
+}
+
+// encoding returns the compression a request takes: "br" (Brotli, which
+// every browser we serve asks for), "gzip", or "" for none.
+func encoding(r *http.Request) string {
+	var gz bool
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.TrimSpace(q) == "q=0" {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "br":
+			return "br"
+		case "gzip":
+			gz = true
+		}
+	}
+	if gz {
+		return "gzip"
+	}
+	return ""
 }
 
 func (s *Server) metricsHandler() http.Handler {

@@ -10,45 +10,22 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/rooms"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
-// findRoom finds a room for a follower: its owner's session on this
-// process, or (with a bus) the room of another replica and its kind. It
-// charges the address for a code that is nowhere, and counts the lookup.
-func (s *Server) findRoom(ctx context.Context, code, addr string, lang ui.Lang) (*session, *demo.Kind, sectionReply, error) {
-	sess, err := s.hub.lookupRoom(ctx, code, addr)
-	switch {
-	case err == nil:
-		s.metrics.roomLookups.WithLabelValues("here").Inc()
-		return sess, sess.kind, sectionReply{}, nil
-	case errors.Is(err, errLookups):
-		s.metrics.roomLookups.WithLabelValues("limited").Inc()
-		return nil, nil, sectionReply{}, err
-	case !errors.Is(err, errNoRoom):
-		return nil, nil, sectionReply{}, err
-	}
-	if s.bus != nil {
-		rep, err := s.bus.join(ctx, code, lang)
-		if err == nil && s.kinds[rep.kind] != nil {
-			s.metrics.roomLookups.WithLabelValues("elsewhere").Inc()
-			return nil, s.kinds[rep.kind], rep, nil
-		}
-		if err != nil && !errors.Is(err, errNoRoom) {
-			s.log.Warn("room lookup on NATS", "room", code, "err", err)
-		}
-	}
-	s.hub.missedRoom(addr, s.cfg.RoomLookups/60, s.cfg.RoomLookupBurst)
-	s.metrics.roomLookups.WithLabelValues("not_found").Inc()
-	return nil, nil, sectionReply{}, errNoRoom
-}
+// pageTimeout bounds finding a room and its demo for a follower's page.
+const pageTimeout = 3 * time.Second
 
-// serveFollower attaches a follower's socket to its room: to the owner's
-// session on this process, or to the mirror of another replica's room.
+// serveFollower attaches a follower's socket to its room, wherever the
+// room's owner runs. A code the rooms do not know (yet) is still
+// attached: its followers wait for their owner's page to claim it back
+// (a restarted process), and are told the room ended after the grace.
 // Whatever the follower sends is refused: a room's demo is its owner's.
 func (s *Server) serveFollower(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	code, ok := parseCode(q.Get("room"))
+	code, ok := rooms.ParseCode(q.Get("room"))
 	if !ok {
 		http.Error(w, "malformed room code", http.StatusBadRequest)
 		return
@@ -59,56 +36,136 @@ func (s *Server) serveFollower(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := ui.ParseLang(q.Get("lang"))
-	sess, kind, _, err := s.findRoom(r.Context(), code, s.clientAddr(r), lang)
+	kind := s.kinds[q.Get("demo")] // the demo its page showed; nil from an older page
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	err := s.rooms.Admit(ctx, code, s.clientAddr(r))
+	cancel()
 	switch {
-	case errors.Is(err, errLookups):
+	case errors.Is(err, rooms.ErrLookups):
 		http.Error(w, "too many wrong room codes; wait a minute", http.StatusTooManyRequests)
 		return
 	case err != nil:
-		http.Error(w, "no such room", http.StatusNotFound)
+		http.Error(w, "server restarting", http.StatusServiceUnavailable)
 		return
 	}
 	ws, uerr := upgrader.Upgrade(w, r, nil)
 	if uerr != nil {
 		return
 	}
-	c := newWSConn(ws, s.metrics)
-	f := &follower{conn: c, lang: lang}
-	var leave func()
-	if sess != nil {
-		if !handTo(sess, followReq{f}) {
-			endFollower(f, kind, code, s)
-			return
-		}
-		leave = func() { handTo(sess, unfollowReq{f}) }
-	} else {
-		var m *mirror
-		for range 3 { // a mirror may end as its last follower leaves: take the next
-			if m = s.hub.mirrorOf(r.Context(), code, kind, s); m == nil || m.send(followReq{f}) {
-				break
-			}
-			m = nil
-		}
-		if m == nil {
-			c.closeWith(closeServiceRestart, "server restarting")
-			return
-		}
-		leave = func() { m.send(unfollowReq{f}) }
+	c := sockets.New(ws, pageOrigin(r), s.socketStats())
+	kindName := ""
+	if kind != nil {
+		kindName = kind.Name
 	}
+	s.rooms.Follow(code, string(lang), kindName, c)
 	s.metrics.sockets.Inc()
 	go func() {
 		defer s.metrics.sockets.Dec()
-		refusal := demo.Refuse(demo.ReasonFollower, "err.follower")
-		s.readPump(c, func([]byte) demo.Command { return demo.Command{Reject: refusal} }, func(cmd demo.Command) bool {
-			s.metrics.rejected.WithLabelValues(cmd.Reject.Reason).Inc()
-			var buf bytes.Buffer
-			if ui.ErrorBox(lang, kind.Prefix, cmd.Reject.Text(lang)).Render(context.Background(), &buf) == nil {
-				c.box.put([]frag{{id: kind.Prefix + "-error", html: buf.Bytes()}}, s.metrics)
-			}
-			return true
-		})
-		leave()
+		past := &followerPast{srv: s, kind: kind, lang: lang, code: code, c: c}
+		s.readPump(c, past.decode, past.deliver)
+		s.rooms.Unfollow(code, c)
 	}()
+}
+
+// followerPast is a follower's own look at the room's past: it replays the
+// room's timeline (which the follower's page holds and sends) to the moment
+// it asks for and shows it on that page only, holding the room's frames
+// back meanwhile; back to now, it follows the room again. The room and its
+// other followers see none of it. It belongs to the follower's reader.
+type followerPast struct {
+	srv  *Server
+	kind *demo.Kind // nil: a page from an older build, which cannot ask
+	lang ui.Lang
+	code string
+	c    *sockets.Conn
+
+	live   *demo.Live // the moment shown, or nil while the page follows the room
+	moment string     // the timeline live was replayed from
+	out    *demo.Renderer
+}
+
+// decode reads what a follower may send: the timeline's actions; anything
+// else is refused, for a room's demo is its owner's.
+func (p *followerPast) decode(msg []byte) demo.Command {
+	refusal := demo.Command{Reject: demo.Refuse(demo.ReasonFollower, "err.follower")}
+	if p.kind == nil {
+		return refusal
+	}
+	c := demo.Decode(p.kind, msg)
+	switch {
+	case c.Reject != nil:
+		return c
+	case c.Action == demo.ActTimeline && c.Moment != "", c.Action == demo.ActTimelineLive:
+		return c
+	}
+	return refusal
+}
+
+// deliver carries out a follower's command on its own page.
+func (p *followerPast) deliver(cmd demo.Command) bool {
+	if cmd.Reject == nil {
+		var err error
+		switch cmd.Action {
+		case demo.ActTimeline:
+			err = p.show(cmd.Moment, time.Duration(cmd.At)*time.Millisecond)
+		case demo.ActTimelineLive:
+			p.follow()
+		}
+		if err == nil {
+			return true
+		}
+		var r *demo.Rejection
+		if !errors.As(err, &r) {
+			r = demo.Refuse(demo.ReasonPast, "err.replay")
+		}
+		cmd.Reject = r
+	}
+	p.srv.metrics.rejected.WithLabelValues(cmd.Reject.Reason).Inc()
+	var buf bytes.Buffer
+	if p.kind != nil && ui.ErrorBox(p.lang, p.kind.Prefix, cmd.Reject.Text(p.lang)).Render(context.Background(), &buf) == nil {
+		p.c.PutOwn([]sockets.Frag{{ID: p.kind.Prefix + "-error", HTML: buf.Bytes()}})
+	}
+	return true
+}
+
+// show shows the moment at of the room's timeline on this page only.
+func (p *followerPast) show(moment string, at time.Duration) error {
+	if p.live == nil || p.moment != moment {
+		live, err := demo.ViewMoment(p.kind, p.srv.opt, moment, at)
+		if err != nil {
+			return err
+		}
+		p.live, p.moment = live, moment
+		p.out = live.Renderer(demo.View{Lang: p.lang, Role: demo.RoleFollower})
+	} else if err := p.live.Apply(demo.Command{Action: demo.ActTimeline, At: at.Milliseconds()}); err != nil {
+		return err
+	}
+	if !p.c.Held() {
+		p.c.Hold("room-banner") // the room's end still reaches the page
+		p.out.Reset()
+	}
+	frame, err := p.out.Frame(nil)
+	if err != nil {
+		return err
+	}
+	p.c.PutOwn(frags(frame))
+	return nil
+}
+
+// follow ends the look at the past: the page follows the room again, from
+// the whole of its present.
+func (p *followerPast) follow() {
+	if p.live == nil {
+		return
+	}
+	p.live, p.moment, p.out = nil, "", nil
+	p.c.Release()
+	p.srv.rooms.Unfollow(p.code, p.c)
+	kind := ""
+	if p.kind != nil {
+		kind = p.kind.Name
+	}
+	p.srv.rooms.Follow(p.code, string(p.lang), kind, p.c)
 }
 
 // roomPage serves /room/{code}: the room's demo as its followers see it,
@@ -117,38 +174,26 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	lang := ui.ParseLang(r.URL.Query().Get("lang"))
 	s.securityHeaders(w, false)
 	typed := r.PathValue("code")
-	code, ok := parseCode(typed)
+	code, ok := rooms.ParseCode(typed)
 	if !ok {
 		s.render(w, r, http.StatusNotFound, ui.MessagePage(lang, ui.T(lang, "room.notfound"), ui.F(lang, "room.notfound.body", demo.Clip(typed))))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), busTimeout+time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
 	defer cancel()
-	sess, kind, rep, err := s.findRoom(ctx, code, s.clientAddr(r), lang)
-	if err == nil && sess != nil {
-		reply := make(chan sectionReply, 1)
-		if handTo(sess, sectionReq{lang: lang, reply: reply}) {
-			select {
-			case rep = <-reply:
-				err = rep.err
-			case <-ctx.Done():
-				err = errNoRoom
-			}
-		} else {
-			err = errNoRoom
-		}
-	}
+	whole, err := s.rooms.Page(ctx, code, string(lang), s.clientAddr(r))
+	kind := s.kinds[whole.Kind]
 	switch {
-	case errors.Is(err, errLookups):
+	case errors.Is(err, rooms.ErrLookups):
 		w.Header().Set("Retry-After", "60")
 		s.render(w, r, http.StatusTooManyRequests, ui.MessagePage(lang, ui.T(lang, "room.limited"), ui.T(lang, "room.limited.body")))
 		return
-	case err != nil:
+	case err != nil || kind == nil:
 		s.render(w, r, http.StatusNotFound, ui.MessagePage(lang, ui.T(lang, "room.notfound"), ui.F(lang, "room.notfound.body", code)))
 		return
 	}
 	p := ui.PageProps{Lang: lang, Path: "/room/" + code, Present: r.URL.Query().Get("mode") == "present",
-		Title: ui.F(lang, "room.page", code, kind.Title(lang)), Demos: []templ.Component{raw(rep.section)},
+		Title: ui.F(lang, "room.page", code, kind.Title(lang)), Demos: []templ.Component{raw(whole.Section)},
 		Banner: &ui.BannerProps{Code: code, Title: kind.Title(lang), ForkURL: forkURL(kind.Name, lang)}}
 	for i := range s.cfg.Demos {
 		k := &s.cfg.Demos[i]

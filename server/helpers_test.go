@@ -7,7 +7,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,6 +86,32 @@ func startServerOn(t *testing.T, cfg Config, wrap func(net.Listener) net.Listene
 	})
 	<-srv.running
 	return ts
+}
+
+// startServerAt is startServer on a fixed address, where a restarted
+// server comes back.
+func startServerAt(t *testing.T, cfg Config, addr string) *testServer {
+	t.Helper()
+	return startServerOn(t, cfg, func(l net.Listener) net.Listener {
+		l.Close()
+		nl, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatalf("listen on %s again: %v", addr, err)
+		}
+		return nl
+	})
+}
+
+// stop drains the server as SIGTERM does and waits until it has stopped.
+func (ts *testServer) stop(t *testing.T) {
+	t.Helper()
+	ts.cancel()
+	select {
+	case <-ts.done:
+	case <-time.After(waitLong):
+		t.Fatalf("Run did not return within %v of its context ending", waitLong)
+	}
+	ts.Close()
 }
 
 // wsURL is the socket URL of a demo session, as the page's ws-connect names it.
@@ -459,13 +484,4 @@ func parsePage(t *testing.T, body []byte) *html.Node {
 // byTestID returns the page's elements with data-testid=id.
 func byTestID(doc *html.Node, id string) []*html.Node {
 	return findAll(doc, func(n *html.Node) bool { return attr(n, "data-testid") == id })
-}
-
-// take returns everything pending in b as one frame, or nil.
-func (b *mailbox) take() []byte {
-	var buf bytes.Buffer
-	if !b.writeTo(&buf) {
-		return nil
-	}
-	return buf.Bytes()
 }

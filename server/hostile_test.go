@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	"golang.org/x/net/html"
 )
 
@@ -172,7 +171,7 @@ func TestHostileInputCloses(t *testing.T) {
 		reason   string
 	}{
 		{"frame over the read limit", func(ws *websocket.Conn) {
-			pad := strings.Repeat("a", maxMessage)
+			pad := strings.Repeat("a", sockets.MaxMessage)
 			ws.WriteMessage(websocket.TextMessage, []byte(htmx("step", "pad", pad)))
 		}, websocket.CloseMessageTooBig, demo.ReasonTooBig},
 		{"binary frame", func(ws *websocket.Conn) {
@@ -477,33 +476,4 @@ func (l smallSendBuffer) Accept() (net.Conn, error) {
 		tc.SetWriteBuffer(8 << 10)
 	}
 	return c, err
-}
-
-// TestMailboxKeepsNewest: a newer version of a fragment replaces the unsent
-// one, and the writer takes everything as one frame.
-func TestMailboxKeepsNewest(t *testing.T) {
-	m := newMetrics()
-	b := &mailbox{}
-	b.put([]frag{{"a", []byte("<p id=a>1</p>")}, {"b", []byte("<p id=b>1</p>")}}, m)
-	b.put([]frag{{"a", []byte("<p id=a>2</p>")}}, m)
-	b.put([]frag{{"c", []byte("<p id=c>1</p>")}, {"a", []byte("<p id=a>3</p>")}}, m)
-	if got, want := string(b.take()), "<p id=a>3</p><p id=b>1</p><p id=c>1</p>"; got != want {
-		t.Errorf("take = %q, want %q", got, want)
-	}
-	if got := b.take(); got != nil {
-		t.Errorf("second take = %q, want nil", got)
-	}
-	if got := counterValue(t, m.framesCoalesced); got != 2 {
-		t.Errorf("frames coalesced = %v, want 2", got)
-	}
-}
-
-// counterValue reads a counter without a registry.
-func counterValue(t *testing.T, c prometheus.Counter) float64 {
-	t.Helper()
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetCounter().GetValue()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -25,7 +24,6 @@ type hub struct {
 	joins   chan joinReq
 	counts  chan countReq
 	removes chan *session
-	calls   chan func()   // run on the hub's goroutine: rooms and mirrors
 	stopped chan struct{} // closed when run returns: nobody answers requests
 	m       *metrics
 	live    atomic.Int64 // number of live sessions, for cheap reads by pages and readyz
@@ -33,11 +31,7 @@ type hub struct {
 	// Owned by run.
 	sessions map[string]*session
 	perAddr  map[string]int
-	rooms    map[string]*session // open rooms by code: the owner's session
-	roomsOf  map[string]int      // open rooms per address
-	lookups  map[string]*bucket  // wrong room codes per address
-	mirrors  map[string]*mirror  // rooms of other replicas followed here, by code
-	wg       sync.WaitGroup      // one per session goroutine
+	wg       sync.WaitGroup // one per session goroutine
 }
 
 type joinReq struct {
@@ -60,9 +54,7 @@ type joinReply struct {
 
 func newHub(m *metrics) *hub {
 	return &hub{joins: make(chan joinReq), counts: make(chan countReq), removes: make(chan *session, 64),
-		calls: make(chan func()), stopped: make(chan struct{}), m: m,
-		sessions: map[string]*session{}, perAddr: map[string]int{}, rooms: map[string]*session{},
-		roomsOf: map[string]int{}, lookups: map[string]*bucket{}, mirrors: map[string]*mirror{}}
+		stopped: make(chan struct{}), m: m, sessions: map[string]*session{}, perAddr: map[string]int{}}
 }
 
 // run serves requests until ctx ends, then waits for every session to end.
@@ -83,8 +75,6 @@ func (h *hub) run(ctx context.Context, srv *Server) {
 					r.reply <- joinReply{err: errDraining}
 				case r := <-h.counts:
 					r.reply <- h.perAddr[r.addr]
-				case f := <-h.calls:
-					f()
 				case <-done:
 					return
 				}
@@ -95,8 +85,6 @@ func (h *hub) run(ctx context.Context, srv *Server) {
 			r.reply <- h.join(ctx, r, srv)
 		case r := <-h.counts:
 			r.reply <- h.perAddr[r.addr]
-		case f := <-h.calls:
-			f()
 		}
 	}
 }
@@ -111,7 +99,7 @@ func (h *hub) join(ctx context.Context, r joinReq, srv *Server) joinReply {
 	if len(h.sessions) >= srv.cfg.MaxSessions || h.perAddr[r.addr] >= srv.cfg.MaxSessionsPerAddr {
 		return joinReply{err: errBusy}
 	}
-	s := newSession(r.id, r.kind, r.lang, r.addr, srv.opt)
+	s := newSession(r.id, r.kind, r.lang, r.addr, srv.opt, srv.rooms)
 	h.sessions[r.id] = s
 	h.perAddr[r.addr]++
 	h.counted()
@@ -168,90 +156,3 @@ func (h *hub) sessionsOf(ctx context.Context, addr string) int {
 	}
 	return 0
 }
-
-// call runs f on the hub's goroutine and waits for it; false when the hub
-// has stopped or ctx ended first.
-func (h *hub) call(ctx context.Context, f func()) bool {
-	done := make(chan struct{})
-	select {
-	case h.calls <- func() { f(); close(done) }:
-	case <-h.stopped:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-	<-done
-	return true
-}
-
-// openRoom gives s's owner a fresh room code, within the rooms an address
-// may hold.
-func (h *hub) openRoom(s *session, max int) (string, error) {
-	var code string
-	err := errDraining
-	h.call(context.Background(), func() {
-		if h.roomsOf[s.addr] >= max {
-			err = errTooManyRooms
-			return
-		}
-		for code = newCode(); h.rooms[code] != nil; code = newCode() {
-		}
-		h.rooms[code] = s
-		h.roomsOf[s.addr]++
-		err = nil
-	})
-	return code, err
-}
-
-// closeRoom forgets a room.
-func (h *hub) closeRoom(code string) {
-	h.call(context.Background(), func() {
-		s := h.rooms[code]
-		if s == nil {
-			return
-		}
-		delete(h.rooms, code)
-		if h.roomsOf[s.addr]--; h.roomsOf[s.addr] <= 0 {
-			delete(h.roomsOf, s.addr)
-		}
-	})
-}
-
-// lookupRoom finds the owner's session of a room on this process. A wrong
-// code costs the address a token of its lookup bucket; without one left,
-// it fails with errLookups, whatever the code. A miss here (errNoRoom) may
-// still be a room of another replica; the caller charges a real miss with
-// missedRoom.
-func (h *hub) lookupRoom(ctx context.Context, code, addr string) (s *session, err error) {
-	err = errDraining
-	h.call(ctx, func() {
-		if b := h.lookups[addr]; b != nil && !b.peek(time.Now()) {
-			err = errLookups
-			return
-		}
-		if s = h.rooms[code]; s != nil {
-			err = nil
-			return
-		}
-		err = errNoRoom
-	})
-	return s, err
-}
-
-// missedRoom charges addr one wrong code.
-func (h *hub) missedRoom(addr string, rate float64, burst int) {
-	h.call(context.Background(), func() {
-		b := h.lookups[addr]
-		if b == nil {
-			if len(h.lookups) >= maxLookupAddrs {
-				clear(h.lookups) // forget old debts rather than grow without bound
-			}
-			b = newBucket(rate, burst)
-			h.lookups[addr] = b
-		}
-		b.allow(time.Now())
-	})
-}
-
-// maxLookupAddrs bounds the addresses whose wrong codes are remembered.
-const maxLookupAddrs = 10000

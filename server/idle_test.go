@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconcile-demo/reconcile-demo/demos"
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	tmpl "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -40,7 +41,7 @@ func TestIdleSessionCostsNothing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				conn := &wsConn{closed: make(chan struct{})}
+				conn := sockets.Detached()
 				sess.attach <- conn
 				if tc.act != "" {
 					time.Sleep(1200 * time.Millisecond) // pods created at 1 s, Pending until 2.5 s
@@ -49,16 +50,16 @@ func TestIdleSessionCostsNothing(t *testing.T) {
 					time.Sleep(3 * time.Second) // converged at 2.5 s
 				}
 				synctest.Wait()
-				frame := string(conn.box.take())
+				frame := string(conn.Take())
 				if tc.act == "" && !strings.Contains(frame, `data-converged="true"`) {
 					t.Fatalf("after 3 s the demo has not converged: %.300q", frame)
 				}
 				time.Sleep(2 * time.Minute) // past the chart's window
 				synctest.Wait()
-				conn.box.take()
+				conn.Take()
 				time.Sleep(time.Hour)
 				synctest.Wait()
-				if frame := conn.box.take(); frame != nil {
+				if frame := conn.Take(); frame != nil {
 					t.Fatalf("an idle session woke within the hour and sent %.300q", frame)
 				}
 			})
@@ -86,14 +87,14 @@ func TestEveryDemoSettlesAndSendsNothing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				conn := &wsConn{closed: make(chan struct{})}
+				conn := sockets.Detached()
 				sess.attach <- conn
 				time.Sleep(2 * time.Minute)
 				synctest.Wait()
-				conn.box.take()
+				conn.Take()
 				time.Sleep(10 * time.Second)
 				synctest.Wait()
-				if frame := conn.box.take(); frame != nil {
+				if frame := conn.Take(); frame != nil {
 					t.Fatalf("a settled %s demo sent a frame within 10 s: %.300q", k.Name, frame)
 				}
 			})

@@ -1,10 +1,14 @@
 package server
 
 import (
+	"net/http"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"net/http"
+
+	"github.com/reconcile-demo/reconcile-demo/rooms"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 )
 
 // metrics are the server's Prometheus metrics, on a registry of its own so
@@ -18,9 +22,12 @@ type metrics struct {
 	actions         *prometheus.CounterVec
 	rejected        *prometheus.CounterVec
 	reconciles      *prometheus.CounterVec
-	rooms           prometheus.Gauge
+	roomsOpen       prometheus.Gauge
 	followers       prometheus.Gauge
 	roomLookups     *prometheus.CounterVec
+	roomResyncs     *prometheus.CounterVec
+	roomLosses      prometheus.Counter
+	roomTakeovers   prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -40,18 +47,32 @@ func newMetrics() *metrics {
 			Help: "Refused visitor inputs, by reason."}, []string{"reason"}),
 		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_reconciles_total",
 			Help: "Reconciles run by the demos' controllers, by demo."}, []string{"demo"}),
-		rooms: prometheus.NewGauge(prometheus.GaugeOpts{Name: "reconcile_demo_rooms",
+		roomsOpen: prometheus.NewGauge(prometheus.GaugeOpts{Name: "reconcile_demo_rooms",
 			Help: "Open rooms whose owner's session is on this process."}),
 		followers: prometheus.NewGauge(prometheus.GaugeOpts{Name: "reconcile_demo_room_followers",
 			Help: "Sockets following a room on this process, whoever owns the room."}),
 		roomLookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_room_lookups_total",
 			Help: "Room codes looked up by followers' pages and sockets, by result (here, elsewhere, not_found, limited)."},
 			[]string{"result"}),
+		roomResyncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "reconcile_demo_room_resyncs_total",
+			Help: "Whole demos a room's followers here asked their owner for again, by what was missed (gap, reconnect, slow, owner)."},
+			[]string{"reason"}),
+		roomLosses: prometheus.NewCounter(prometheus.CounterOpts{Name: "reconcile_demo_room_owner_losses_total",
+			Help: "Rooms followed here whose owner fell silent for three announce periods."}),
+		roomTakeovers: prometheus.NewCounter(prometheus.CounterOpts{Name: "reconcile_demo_room_takeovers_total",
+			Help: "Rooms claimed back here by their owner's page with its secret (after a restart, a replica's death or a move)."}),
 	}
 	m.reg.MustRegister(m.sessions, m.sockets, m.framesSent, m.framesCoalesced, m.actions, m.rejected, m.reconciles,
-		m.rooms, m.followers, m.roomLookups,
+		m.roomsOpen, m.followers, m.roomLookups, m.roomResyncs, m.roomLosses, m.roomTakeovers,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// rooms are the metrics the rooms count.
+func (m *metrics) rooms() rooms.Metrics {
+	return rooms.Metrics{Rooms: m.roomsOpen, Followers: m.followers, Losses: m.roomLosses, Takeovers: m.roomTakeovers,
+		Lookups: func(r string) sockets.Counter { return m.roomLookups.WithLabelValues(r) },
+		Resyncs: func(r string) sockets.Counter { return m.roomResyncs.WithLabelValues(r) }}
 }
 
 func promHandler(m *metrics) http.Handler {

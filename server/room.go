@@ -3,121 +3,117 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/a-h/templ"
 	qr "github.com/piglig/go-qr"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/rooms"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
-// A room lets a class follow one session's demo: its owner (the teacher)
-// opens it and gets a short code; followers (the students) open
-// /room/<code> and see the demo live, read-only, rendered for them without
-// the owner's session id. The owner's session goroutine owns the room like
-// everything else of its demo: it renders the followers' frames, one set
-// per language, and fans them out in memory, and (with NATS) publishes them
-// for followers on other replicas (bus.go, mirror.go).
+// A session's room, as its session sees it. The rooms package fans the
+// room out to followers on every replica; the session only renders: its
+// owner's panel (code, join URL, QR code, count, and the owner secret for
+// its own page only) and, per language followers read, the demo as they
+// see it (followerFrags), numbered frames of what changed (flushRoom) and,
+// when the rooms ask, the whole demo (answerWhole).
 
-// codeAlphabet has no look-alikes: no 0/O, 1/I/L, 5/S, 2/Z or 8/B, so a
-// code read off a projector is typed right.
-const codeAlphabet = "23456789ACDEFGHJKMNPQRTUVWXY"
-
-// codeLen is the length of a room code: 28^6, about 480 million codes, far
-// beyond what the bounded bad lookups let anyone try.
-const codeLen = 6
-
-// newCode returns a random room code.
-func newCode() string {
-	var b [codeLen]byte
-	rand.Read(b[:]) // never returns an error (crypto/rand, Go 1.24+)
-	for i := range b {
-		b[i] = codeAlphabet[int(b[i])%len(codeAlphabet)]
-	}
-	return string(b[:])
-}
-
-// parseCode normalizes a code as a visitor may type it (lower case) and
-// reports whether it can be one at all.
-func parseCode(s string) (string, bool) {
-	s = strings.ToUpper(s)
-	if len(s) != codeLen {
-		return "", false
-	}
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(codeAlphabet, s[i]) < 0 {
-			return "", false
-		}
-	}
-	return s, true
-}
-
-// follower is one socket following a room.
-type follower struct {
-	conn *wsConn
-	lang ui.Lang
+// roomHost is all a session asks of the rooms: open a room, claim one back.
+type roomHost interface {
+	Open(o rooms.Owner, kind, addr string) (*rooms.Lease, error)
+	Claim(o rooms.Owner, kind, addr, code, secret string)
 }
 
 // ownedRoom is the room of a session, owned by its goroutine.
 type ownedRoom struct {
-	code      string
+	lease     *rooms.Lease
 	url       string // the join URL, absolute
 	qr        string // its QR code as SVG path data
 	qrSize    int
-	followers map[*follower]struct{}
-	out       map[ui.Lang]*demo.Renderer // the followers' frames in each language: what they were last sent
-	seq       map[ui.Lang]uint64         // frames published per language (bus)
-	remote    map[string]remoteCount
-	unbus     func() // stops serving the room on the bus; nil without one
+	followers int                    // on every replica, as the rooms last said
+	langs     map[ui.Lang]*roomFrame // the languages followers read (asked for once, kept)
 }
 
-// remoteCount is how many followers another replica has, and when it last
-// said so; it counts until it goes stale.
-type remoteCount struct {
-	n    int
-	seen time.Time
+// roomFrame is what followers in one language were last sent (the
+// renderer of their frames) and the seq of the last frame.
+type roomFrame struct {
+	out *demo.Renderer
+	seq uint64
 }
 
-// remoteStale is how long a replica's count holds without news: mirrors
-// repeat theirs every mirrorHeartbeat.
-const remoteStale = 3 * mirrorHeartbeat
+// roomInbox is where the rooms leave their requests and news for a
+// session (rooms.Owner): putting them never waits for the session, whose
+// goroutine takes them, in order, when poked.
+type roomInbox struct {
+	mu    sync.Mutex
+	items []roomItem
+	poke  chan struct{} // one slot: there is mail
+}
 
-// followersTotal counts the room's followers, here and on other replicas.
-func (r *ownedRoom) followersTotal(now time.Time) int {
-	n := len(r.followers)
-	for id, c := range r.remote {
-		if now.Sub(c.seen) > remoteStale {
-			delete(r.remote, id)
-			continue
+// roomItem is one piece of the rooms' mail: a request for the whole demo
+// or news.
+type roomItem struct {
+	whole *rooms.WholeReq
+	news  *rooms.News
+}
+
+// maxRoomMail bounds a session's unread mail; over it requests are
+// answered "busy" at once and counts dropped (a newer one follows).
+const maxRoomMail = 256
+
+// Whole takes the rooms' request for the whole demo (rooms.Owner).
+func (s *session) Whole(req rooms.WholeReq) {
+	if !s.inbox.put(roomItem{whole: &req}, false) {
+		req.Reply <- rooms.Whole{Err: errBusy}
+	}
+}
+
+// Heard takes news of the session's room (rooms.Owner).
+func (s *session) Heard(n rooms.News) {
+	s.inbox.put(roomItem{news: &n}, n.Lease != nil || n.Refused != nil || n.Lost)
+}
+
+// put adds an item and pokes the session; over the bound it takes only
+// items that must not be lost.
+func (b *roomInbox) put(it roomItem, must bool) bool {
+	b.mu.Lock()
+	if len(b.items) >= maxRoomMail && !must {
+		b.mu.Unlock()
+		return false
+	}
+	b.items = append(b.items, it)
+	b.mu.Unlock()
+	select {
+	case b.poke <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take returns the mail, oldest first.
+func (b *roomInbox) take() []roomItem {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	items := b.items
+	b.items = nil
+	return items
+}
+
+// readRoomMail carries out the rooms' requests and news, in order.
+func (s *session) readRoomMail(srv *Server) {
+	for _, it := range s.inbox.take() {
+		if it.whole != nil {
+			s.answerWhole(*it.whole, srv)
+		} else {
+			s.heard(*it.news, srv)
 		}
-		n += c.n
 	}
-	return n
-}
-
-// langs are the languages the room renders for: its local followers' and,
-// when other replicas follow it, both.
-func (r *ownedRoom) langs() []ui.Lang {
-	if len(r.remote) > 0 {
-		return []ui.Lang{ui.Ja, ui.En}
-	}
-	var ja, en bool
-	for f := range r.followers {
-		ja, en = ja || f.lang == ui.Ja, en || f.lang == ui.En
-	}
-	var out []ui.Lang
-	if ja {
-		out = append(out, ui.Ja)
-	}
-	if en {
-		out = append(out, ui.En)
-	}
-	return out
 }
 
 // qrPath returns the QR code of text as SVG path data in module units, with
@@ -144,68 +140,193 @@ func qrPath(text string) (string, int, error) {
 	return b.String(), n + 2*quiet, nil
 }
 
-// Errors of opening a room.
-var (
-	errTooManyRooms = errors.New("too many rooms from this address")
-	errNoRoom       = errors.New("no such room")
-	errRoomFull     = errors.New("the room is full")
-	errLookups      = errors.New("too many wrong codes from this address")
-)
-
-// openRoom opens a room for the session, if it has none.
+// openRoom opens a room for the session, if it has none (and claims none).
 func (s *session) openRoom(srv *Server) {
-	if s.room != nil {
+	if s.room != nil || s.claiming != "" {
 		return
 	}
-	code, err := srv.hub.openRoom(s, srv.cfg.RoomsPerAddr)
+	lease, err := s.host.Open(s, s.kind.Name, s.addr)
 	if err != nil {
 		s.refused(demo.Refuse(demo.ReasonRoom, "err.room"), srv)
 		return
 	}
-	url := strings.TrimSuffix(s.origin, "/") + "/room/" + code
+	s.holdRoom(lease, srv)
+}
+
+// claimRoom asks for the page's room back, with the owner secret it kept:
+// the answer comes as news (heard).
+func (s *session) claimRoom(c demo.Command, srv *Server) {
+	code, ok := rooms.ParseCode(c.Name)
+	switch {
+	case !ok || !rooms.ValidSecret(c.Secret):
+		s.refusedClaim(demo.Refuse(demo.ReasonRoomClaim, "err.room.claim"), srv)
+		return
+	case s.room != nil && s.room.lease.Code() == code, s.claiming == code:
+		return // it is ours already, or on its way
+	case s.room != nil || s.claiming != "":
+		s.refusedClaim(demo.Refuse(demo.ReasonRoomClaim, "err.room.claim"), srv)
+		return
+	}
+	s.claiming = code
+	s.host.Claim(s, s.kind.Name, s.addr, code, c.Secret)
+}
+
+// refusedClaim shows a refused claim, counts it, and makes it a strike of
+// the socket that sent it.
+func (s *session) refusedClaim(r *demo.Rejection, srv *Server) {
+	s.refused(r, srv)
+	s.claimRefused = true
+	if s.conn != nil {
+		s.conn.Strike()
+	}
+}
+
+// holdRoom makes a lease the session's room.
+func (s *session) holdRoom(lease *rooms.Lease, srv *Server) {
+	url := strings.TrimSuffix(s.origin, "/") + "/room/" + lease.Code()
 	path, size, err := qrPath(url)
 	if err != nil {
 		srv.log.Error("room QR code", "err", err)
 	}
-	s.room = &ownedRoom{code: code, url: url, qr: path, qrSize: size, followers: map[*follower]struct{}{},
-		out: map[ui.Lang]*demo.Renderer{}, seq: map[ui.Lang]uint64{}, remote: map[string]remoteCount{}}
-	if srv.bus != nil {
-		s.room.unbus = srv.bus.serveRoom(code, s)
-	}
-	srv.metrics.rooms.Inc()
-	srv.log.Info("room opened", "demo", s.kind.Name, "room", code)
+	s.room = &ownedRoom{lease: lease, url: url, qr: path, qrSize: size, langs: map[ui.Lang]*roomFrame{}}
+	s.claimRefused = false
 }
 
-// closeRoom ends the session's room: its followers are told, with a last
-// banner, and their sockets close normally (the page keeps the last state,
-// which they can still fork).
-func (s *session) closeRoom(srv *Server) {
+// heard carries out news of the session's room.
+func (s *session) heard(n rooms.News, srv *Server) {
+	switch {
+	case n.Lease != nil:
+		if s.claiming == n.Code && s.room == nil {
+			s.claiming = ""
+			s.holdRoom(n.Lease, srv)
+			s.errText = ""
+		}
+	case n.Refused != nil:
+		if s.claiming != n.Code {
+			return
+		}
+		s.claiming = ""
+		key := "err.room.claim"
+		switch {
+		case errors.Is(n.Refused, rooms.ErrWrongSecret), errors.Is(n.Refused, rooms.ErrOtherDemo):
+			key = "err.room.secret"
+		case errors.Is(n.Refused, rooms.ErrEnded):
+			key = "err.room.ended"
+		case errors.Is(n.Refused, rooms.ErrTooManyRooms):
+			key = "err.room"
+		}
+		s.refusedClaim(demo.Refuse(demo.ReasonRoomClaim, key), srv)
+	case n.Lost:
+		if s.room != nil && s.room.lease.Code() == n.Code {
+			srv.log.Info("room taken back by another page of its owner", "room", n.Code)
+			s.room = nil
+		}
+	default:
+		if s.room != nil && s.room.lease.Code() == n.Code {
+			s.room.followers = n.Followers
+		}
+	}
+}
+
+// closeRoom ends the session's room: its followers are told, everywhere.
+func (s *session) closeRoom() {
+	if s.room == nil {
+		return
+	}
+	s.room.lease.Close()
+	s.room = nil
+}
+
+// answerWhole answers the rooms' request for the whole demo in a
+// language: first every frame its state calls for is published, so the
+// whole is exactly as of the last of them; from then on that language's
+// frames are published too.
+func (s *session) answerWhole(req rooms.WholeReq, srv *Server) {
+	if s.room == nil || s.room.lease.Code() != req.Code {
+		req.Reply <- rooms.Whole{Err: rooms.ErrNoRoom}
+		return
+	}
+	s.advance()
+	s.flush(srv)
+	l := ui.ParseLang(req.Lang)
+	rf := s.room.langs[l]
+	if rf == nil {
+		rf = &roomFrame{out: s.live.Renderer(followerView(l))}
+		s.room.langs[l] = rf
+	}
+	all, err := rf.out.All() // as of the frame just published: nothing left to send
+	if err != nil {
+		req.Reply <- rooms.Whole{Err: err}
+		return
+	}
+	w := rooms.Whole{Kind: s.kind.Name, Frags: frags(all), Seq: rf.seq}
+	if req.Section {
+		var buf bytes.Buffer
+		v := followerView(l)
+		v.WSURL = followerSocket(s.room.lease.Code(), s.kind.Name, l)
+		if err := s.live.Section(v).Render(context.Background(), &buf); err != nil {
+			w = rooms.Whole{Err: err}
+		}
+		w.Section = buf.Bytes()
+	}
+	req.Reply <- w
+}
+
+// followerView is the demo as a follower sees it: without the owner's
+// session id, read-only.
+func followerView(l ui.Lang) demo.View { return demo.View{Lang: l, Role: demo.RoleFollower} }
+
+// flushRoom publishes, in each language followers read, a frame of what
+// changed for them (their renderer renders only what changed).
+func (s *session) flushRoom() {
 	r := s.room
 	if r == nil {
 		return
 	}
-	s.room = nil
-	for f := range r.followers {
-		endFollower(f, s.kind, r.code, srv)
+	for l, rf := range r.langs {
+		changed, err := rf.out.Frame(nil)
+		if err != nil || len(changed) == 0 {
+			continue
+		}
+		rf.seq++
+		r.lease.Publish(string(l), rf.seq, frags(changed))
 	}
-	srv.metrics.followers.Sub(float64(len(r.followers)))
-	if r.unbus != nil {
-		r.unbus()
-	}
-	srv.hub.closeRoom(r.code)
-	srv.metrics.rooms.Dec()
-	srv.log.Info("room closed", "demo", s.kind.Name, "room", r.code)
 }
 
-// endFollower tells one follower of a room of kind its room ended, and
-// lets it go.
-func endFollower(f *follower, kind *demo.Kind, code string, srv *Server) {
-	b := ui.BannerProps{Code: code, Title: kind.Title(f.lang), ForkURL: forkURL(kind.Name, f.lang), Ended: true}
-	var buf bytes.Buffer
-	if err := ui.RoomBanner(f.lang, b).Render(context.Background(), &buf); err == nil {
-		f.conn.box.put([]frag{{id: "room-banner", html: buf.Bytes()}}, srv.metrics)
+// retargetRoom points the room's renderers at a restored demo: its
+// followers are sent everything next.
+func (s *session) retargetRoom() {
+	if s.room == nil {
+		return
 	}
-	f.conn.closeWith(closeNormal, "room ended")
+	for _, rf := range s.room.langs {
+		rf.out.Retarget(s.live)
+	}
+}
+
+// roomProps is the owner's room panel (the fragment <prefix>-room): its
+// code, join URL, QR code, count and owner secret, or a closed panel that
+// says whether the page's claim was refused.
+func (s *session) roomProps() *ui.RoomProps {
+	if r := s.room; r != nil {
+		return &ui.RoomProps{Open: true, Code: r.lease.Code(), URL: r.url, QR: r.qr, QRSize: r.qrSize,
+			Followers: r.followers, Secret: r.lease.Secret()}
+	}
+	if s.claimRefused {
+		return &ui.RoomProps{Refused: true}
+	}
+	return nil
+}
+
+// watched reports whether anyone looks at the demo: its owner, or a
+// follower here or elsewhere. A watched demo keeps its clock and frames.
+func (s *session) watched() bool {
+	return s.conn != nil || (s.room != nil && s.room.followers > 0)
+}
+
+// followerSocket is the socket URL of a follower's page.
+func followerSocket(code, kind string, l ui.Lang) string {
+	return "/ws?room=" + code + "&lang=" + string(l) + "&demo=" + kind
 }
 
 // forkURL is the demo's own page in the follower's language: the fork
@@ -217,141 +338,19 @@ func forkURL(kind string, l ui.Lang) string {
 	return "/" + kind
 }
 
-// follow adds a local follower and sends it everything; the owner's panel
-// counts it.
-func (s *session) follow(f *follower, srv *Server) {
-	if s.room == nil {
-		endFollower(f, s.kind, "", srv)
-		return
-	}
-	if s.room.followersTotal(time.Now()) >= srv.cfg.RoomFollowers {
-		f.conn.closeWith(closeTryAgainLater, "the room is full")
-		return
-	}
-	s.room.followers[f] = struct{}{}
-	srv.metrics.followers.Inc()
-	if all := s.followerFrags(f.lang); len(all) > 0 {
-		f.conn.box.put(all, srv.metrics)
-	}
-}
-
-// unfollow removes a local follower whose socket ended.
-func (s *session) unfollow(f *follower, srv *Server) {
-	if s.room == nil {
-		return
-	}
-	if _, ok := s.room.followers[f]; ok {
-		delete(s.room.followers, f)
-		srv.metrics.followers.Dec()
-	}
-}
-
-// followerView is the demo as a follower sees it: without the owner's
-// session id, read-only.
-func followerView(l ui.Lang) demo.View { return demo.View{Lang: l, Role: demo.RoleFollower} }
-
-// followerRenderer returns the renderer of the room's frames in l.
-func (s *session) followerRenderer(l ui.Lang) *demo.Renderer {
-	r := s.room.out[l]
-	if r == nil {
-		r = s.live.Renderer(followerView(l))
-		s.room.out[l] = r
-	}
-	return r
-}
-
-// followerFrags renders every fragment of the demo for followers in l.
-func (s *session) followerFrags(l ui.Lang) []frag {
-	all, err := s.live.Renderer(followerView(l)).All()
-	if err != nil {
-		return nil
-	}
-	return frags(all)
-}
-
-// retargetRoom points the room's renderers at a restored demo: its
-// followers are sent everything next.
-func (s *session) retargetRoom() {
-	if s.room == nil {
-		return
-	}
-	for _, r := range s.room.out {
-		r.Retarget(s.live)
-	}
-}
-
-// flushRoom sends the followers what changed, in each language they read,
-// and publishes it for other replicas.
-func (s *session) flushRoom(srv *Server) {
-	r := s.room
-	if r == nil {
-		return
-	}
-	for _, l := range r.langs() {
-		rendered, err := s.followerRenderer(l).Frame(nil)
-		if err != nil || len(rendered) == 0 {
-			continue
-		}
-		changed := frags(rendered)
-		for f := range r.followers {
-			if f.lang == l {
-				f.conn.box.put(changed, srv.metrics)
-			}
-		}
-		if srv.bus != nil && len(r.remote) > 0 {
-			r.seq[l]++
-			srv.bus.publishFrame(r.code, l, r.seq[l], changed)
-		}
-	}
-}
-
-// roomProps is the owner's room panel: nil while no room is open.
-func (s *session) roomProps() *ui.RoomProps {
-	r := s.room
-	if r == nil {
-		return nil
-	}
-	return &ui.RoomProps{Open: true, Code: r.code, URL: r.url, QR: r.qr, QRSize: r.qrSize,
-		Followers: r.followersTotal(time.Now())}
-}
-
-// watched reports whether anyone looks at the demo: its owner, or a
-// follower here or elsewhere. A watched demo keeps its clock and frames.
-func (s *session) watched() bool {
-	return s.conn != nil || (s.room != nil && s.room.followersTotal(time.Now()) > 0)
-}
-
-// sectionReq asks a session for its demo as a follower's page shows it.
-type sectionReq struct {
-	lang  ui.Lang
-	reply chan sectionReply
-}
-
-type sectionReply struct {
-	kind    string
-	section []byte
-	frags   []frag // every fragment, for a mirror's first followers
-	seq     uint64 // the frames published so far in lang
-	err     error
-}
-
-// section renders the demo for a follower's page.
-func (s *session) section(l ui.Lang) sectionReply {
-	if s.room == nil {
-		return sectionReply{err: errNoRoom}
+// endedBanner renders the banner that tells a follower its room ended
+// (rooms.Config.Ended); kind is "" when the room was never known here.
+func (s *Server) endedBanner(kind, code, lang string) sockets.Frag {
+	l := ui.ParseLang(lang)
+	b := ui.BannerProps{Code: code, ForkURL: "/", Ended: true}
+	if k := s.kinds[kind]; k != nil {
+		b.Title, b.ForkURL = k.Title(l), forkURL(k.Name, l)
 	}
 	var buf bytes.Buffer
-	v := followerView(l)
-	v.WSURL = followerSocket(s.room.code, l)
-	if err := s.live.Section(v).Render(context.Background(), &buf); err != nil {
-		return sectionReply{err: err}
+	if err := ui.RoomBanner(l, b).Render(context.Background(), &buf); err != nil {
+		return sockets.Frag{}
 	}
-	return sectionReply{kind: s.kind.Name, section: buf.Bytes(), frags: s.followerFrags(l), seq: s.room.seq[l]}
-}
-
-// followerSocket is the socket URL of a follower's page.
-func followerSocket(code string, l ui.Lang) string {
-	return "/ws?room=" + code + "&lang=" + string(l)
+	return sockets.Frag{ID: "room-banner", HTML: buf.Bytes()}
 }
 
 // raw wraps rendered HTML as a component.

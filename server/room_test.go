@@ -15,13 +15,20 @@ import (
 	"github.com/gorilla/websocket"
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/reconcile-demo/reconcile-demo/demos"
+	"github.com/reconcile-demo/reconcile-demo/rooms"
 )
 
 // follow opens a follower's socket to a room and waits for the first frame,
 // which carries every fragment.
 func follow(t *testing.T, ts *testServer, code, lang, prefix string) *wsClient {
 	t.Helper()
-	u := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws?" + url.Values{"room": {code}, "lang": {lang}}.Encode()
+	q := url.Values{"room": {code}, "lang": {lang}}
+	for name, k := range ts.srv.kinds {
+		if k.Prefix == prefix {
+			q.Set("demo", name) // as the room page's ws-connect says
+		}
+	}
+	u := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws?" + q.Encode()
 	ws, resp, err := websocket.DefaultDialer.Dial(u, nil)
 	if err != nil {
 		status := ""
@@ -41,7 +48,7 @@ func openRoom(t *testing.T, owner *wsClient) string {
 	owner.send(htmx("room-open"))
 	owner.waitFor("the room panel", func() bool { return owner.value("room-code") != "(absent)" })
 	code := owner.value("room-code")
-	if _, ok := parseCode(code); !ok {
+	if _, ok := rooms.ParseCode(code); !ok {
 		t.Fatalf("room code %q", code)
 	}
 	return code
@@ -348,4 +355,59 @@ func TestPerAddressLimitsBehindAProxy(t *testing.T) {
 			t.Errorf("a second page for %s: %d, want 503 (its own limit)", client, code)
 		}
 	}
+}
+
+// TestFollowerLooksAtThePastAlone: a follower scrubs its own view of the
+// room's past (its page sends the room's timeline with the moment); the
+// room's frames are held back from it meanwhile, the teacher and the other
+// followers see nothing of it, and back to now it follows the room again.
+func TestFollowerLooksAtThePastAlone(t *testing.T) {
+	ts := startServer(t, Config{Sim: quiet})
+	owner := dial(t, ts, "reconcile", newSID(), "ja")
+	code := openRoom(t, owner)
+	a := follow(t, ts, code, "ja", "rc")
+	b := follow(t, ts, code, "ja", "rc")
+	followersShown(owner, "2")
+	owner.send(htmx("set-replicas", "replicas", 5))
+	a.waitFor("desired 5", func() bool { return a.value("desired") == "5" })
+	b.waitFor("desired 5", func() bool { return b.value("desired") == "5" })
+	owner.send(htmx("set-replicas", "replicas", 7))
+	a.waitFor("desired 7", func() bool { return a.value("desired") == "7" })
+	panel := a.frags["rc-timeline"]
+	moment := attr(byTestID(panel, "timeline-panel")[0], "data-moment")
+	marks := byTestID(panel, "timeline-mark")
+	if moment == "" || len(marks) != 2 {
+		t.Fatalf("the follower's timeline holds no timeline (%q) or %d marks, want 2", moment, len(marks))
+	}
+	first := attr(marks[0], "data-at")
+
+	// Back to the first action's moment: desired 5, on this page only.
+	a.send(`{"action":"timeline","at":"` + first + `","moment":"` + moment + `","HEADERS":{}}`)
+	a.waitFor("the past", func() bool {
+		return a.value("desired") == "5" && attr(byTestID(a.frags["rc-timeline"], "timeline")[0], "data-mode") == "past"
+	})
+	owner.send(htmx("set-replicas", "replicas", 2))
+	b.waitFor("desired 2", func() bool { return b.value("desired") == "2" })
+	owner.waitFor("desired 2", func() bool { return owner.value("desired") == "2" })
+	if a.value("desired") != "5" {
+		t.Fatalf("the room's frames reached a follower looking at the past: desired %s", a.value("desired"))
+	}
+	if owner.value("room-followers") != "2" {
+		t.Fatalf("the room counts %s followers", owner.value("room-followers"))
+	}
+	// A moment past the timeline's end is refused on that page only.
+	a.send(`{"action":"timeline","at":"999999999","moment":"` + moment + `","HEADERS":{}}`)
+	a.waitFor("the refusal", a.errorShown)
+	// A follower still cannot act on the room.
+	a.send(htmx("set-replicas", "replicas", 9))
+	owner.send(htmx("pause", "paused", false))
+	owner.waitFor("the teacher's demo", func() bool { return owner.value("desired") == "2" })
+
+	// Back to now: the room's present.
+	a.send(htmx("timeline-live"))
+	a.waitFor("the present", func() bool {
+		return a.value("desired") == "2" && attr(byTestID(a.frags["rc-timeline"], "timeline")[0], "data-mode") == "live"
+	})
+	owner.send(htmx("set-replicas", "replicas", 4))
+	a.waitFor("desired 4", func() bool { return a.value("desired") == "4" })
 }

@@ -15,8 +15,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/reconcile-demo/reconcile-demo/demos"
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/rooms"
 )
 
 // Config configures a Server. The zero value is usable.
@@ -58,6 +61,18 @@ type Config struct {
 	// another replica than their room's owner). Empty: rooms live on their
 	// owner's process.
 	NATSURL string
+	// RoomAnnounce is how often a room's owner's replica announces it (and
+	// followers' replicas count theirs); an owner unheard for three periods
+	// is gone. Defaults to 5 s.
+	RoomAnnounce time.Duration
+	// RoomGrace is how long followers wait for a gone owner (or a room
+	// code not known yet, after a restart) to come back before they are
+	// told the room ended. Defaults to 30 s.
+	RoomGrace time.Duration
+	// RoomRetry is how soon a room's failed re-sync (a join of the whole
+	// demo) is tried again, and the step at which its deadlines are
+	// checked. Defaults to 1 s.
+	RoomRetry time.Duration
 	// Demos are the demos served, in the order of the chapters' index.
 	// Defaults to the registry (demos.All).
 	Demos []demo.Kind
@@ -116,11 +131,11 @@ type Server struct {
 	log      *slog.Logger
 	metrics  *metrics
 	hub      *hub
-	assets   map[string]*asset
+	assets   *assets
 	draining atomic.Bool
-	running  chan struct{}   // closed when Run has started the hub
-	ctx      context.Context // Run's: mirrors end with it
-	bus      *bus            // NATS between replicas, or nil
+	running  chan struct{} // closed when Run has started the hub
+	rooms    *rooms.Rooms
+	nc       *nats.Conn // NATS between replicas, or nil
 }
 
 // New returns a server. It starts no goroutine: Run does.
@@ -144,29 +159,46 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	srv := &Server{cfg: cfg, opt: cfg.Sim, kinds: kinds, log: cfg.Logger, metrics: m, hub: newHub(m), assets: assets,
-		running: make(chan struct{}), ctx: context.Background()}
+		running: make(chan struct{})}
 	if cfg.NATSURL != "" {
-		if srv.bus, err = dialBus(cfg.NATSURL, cfg.Logger); err != nil {
+		if srv.nc, err = dialNATS(cfg.NATSURL); err != nil {
 			return nil, err
 		}
 	}
+	srv.rooms = rooms.New(rooms.Config{NATS: srv.nc, Announce: cfg.RoomAnnounce, Grace: cfg.RoomGrace, Retry: cfg.RoomRetry,
+		Followers: cfg.RoomFollowers, PerAddr: cfg.RoomsPerAddr, Lookups: cfg.RoomLookups, LookupBurst: cfg.RoomLookupBurst,
+		Ended: srv.endedBanner, Metrics: m.rooms(), Log: cfg.Logger})
 	return srv, nil
 }
 
-// Run runs the session registry until ctx ends. Then it drains: /readyz
-// fails at once, every socket closes with 1012 (htmx-ext-ws reconnects,
-// and the page's snapshot rebuilds the demo on whichever process answers),
-// and Run returns when every session has ended.
+// dialNATS connects to NATS. The client reconnects by itself, for ever;
+// meanwhile rooms serve their followers here, and re-sync when it is back.
+func dialNATS(url string) (*nats.Conn, error) {
+	nc, err := nats.Connect(url, nats.Name("demo server"), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
+	}
+	return nc, nil
+}
+
+// Run runs the session registry and the rooms until ctx ends. Then it
+// drains: /readyz fails at once, every socket closes with 1012
+// (htmx-ext-ws reconnects, and the page's snapshot rebuilds the demo on
+// whichever process answers, and its owner secret the room), and Run
+// returns when every session has ended.
 func (s *Server) Run(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
 		s.draining.Store(true)
 	}()
 	defer s.draining.Store(true) // also when Run returns before that goroutine ran
-	defer s.bus.close()
-	s.ctx = ctx
+	go s.rooms.Run(ctx)
 	close(s.running)
 	s.hub.run(ctx, s)
+	<-s.rooms.Done()
+	if s.nc != nil {
+		s.nc.Drain() // what was published is sent
+	}
 }
 
 // Draining reports whether the server has begun to drain.

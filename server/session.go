@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -18,29 +19,35 @@ type session struct {
 	lang ui.Lang
 	addr string // the visitor's address, for per-address limits
 
-	cmds   chan demo.Command // from the attached connection's readPump
-	attach chan *wsConn      // a new connection takes over
-	detach chan *wsConn      // a connection ended
-	ctl    chan any          // from followers, pages and the bus: see control
-	done   chan struct{}     // closed when run returns
+	cmds   chan demo.Command  // from the attached connection's readPump
+	attach chan *sockets.Conn // a new connection takes over
+	detach chan *sockets.Conn // a connection ended
+	inbox  roomInbox          // from the rooms: requests for the whole demo, news of its room
+	done   chan struct{}      // closed when run returns
+	host   roomHost           // the rooms, as the session reaches them
 
 	// Owned by run.
 	live       *demo.Live
 	out        *demo.Renderer // the owner's frames: what was last handed to conn
-	conn       *wsConn
+	conn       *sockets.Conn
 	errText    string     // the refusal shown until the next accepted action
 	restorable bool       // no action yet: a snapshot may replace the demo
 	lastReal   time.Time  // when the demo's clock last advanced
 	expireAt   time.Time  // when the session ends if no connection attaches
 	reconciles int        // the demo's reconcile count already reported
 	origin     string     // the owner's page origin (for a room's join URL)
-	room       *ownedRoom // the room its owner opened, or nil
+	room       *ownedRoom // the room its owner opened (or claimed back), or nil
+	claiming   string     // the code of a claim not answered yet, or ""
+	// claimRefused: the page's last claim was refused; its panel says so,
+	// and the page forgets the room.
+	claimRefused bool
 }
 
-func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options) *session {
+func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.Options, host roomHost) *session {
 	return &session{id: id, kind: kind, lang: lang, addr: addr,
-		cmds: make(chan demo.Command, 1), attach: make(chan *wsConn), detach: make(chan *wsConn, 1),
-		ctl: make(chan any), done: make(chan struct{}), live: demo.Start(kind, opt), restorable: true}
+		cmds: make(chan demo.Command, 1), attach: make(chan *sockets.Conn), detach: make(chan *sockets.Conn, 1),
+		inbox: roomInbox{poke: make(chan struct{}, 1)}, done: make(chan struct{}), host: host,
+		live: demo.Start(kind, opt), restorable: true}
 }
 
 // run is the session's goroutine. It ends when no connection has been
@@ -52,7 +59,6 @@ func newSession(id string, kind *demo.Kind, lang ui.Lang, addr string, opt demo.
 func (s *session) run(ctx context.Context, srv *Server) {
 	defer close(s.done)
 	defer srv.hub.remove(s)
-	defer s.closeRoom(srv)
 	s.lastReal = time.Now()
 	s.expireAt = s.lastReal.Add(srv.cfg.SessionTTL)
 	s.out = s.live.Renderer(s.view())
@@ -64,16 +70,19 @@ func (s *session) run(ctx context.Context, srv *Server) {
 	for {
 		select {
 		case <-ctx.Done():
+			// The server drains: the page reconnects elsewhere (or here,
+			// restarted) and rebuilds the demo from its snapshot, and its
+			// room from the secret it kept, so the room is not ended.
 			if s.conn != nil {
-				s.conn.closeWith(closeServiceRestart, "server restarting")
+				s.conn.CloseWith(sockets.CloseServiceRestart, "server restarting")
 			}
 			return
 		case c := <-s.attach:
 			if s.conn != nil {
-				s.conn.closeWith(closeNormal, "replaced by a newer connection")
+				s.conn.CloseWith(sockets.CloseNormal, "replaced by a newer connection")
 			}
 			s.conn = c
-			s.origin = c.origin
+			s.origin = c.Origin()
 			s.out.Reset() // the page may have missed frames: send everything
 		case c := <-s.detach:
 			if c == s.conn {
@@ -83,49 +92,18 @@ func (s *session) run(ctx context.Context, srv *Server) {
 		case c := <-s.cmds:
 			s.advance()
 			s.handle(c, srv)
-		case m := <-s.ctl:
-			if !s.control(m, srv) {
-				continue
-			}
+		case <-s.inbox.poke:
+			s.readRoomMail(srv)
 		case <-timer.C:
 			if s.conn == nil && !time.Now().Before(s.expireAt) {
-				return // nobody came back within the TTL
+				s.closeRoom() // nobody came back within the TTL
+				return
 			}
 			s.advance()
 		}
 		s.flush(srv)
 		s.schedule(timer)
 	}
-}
-
-// control carries out a request from outside the demo's socket: a
-// follower joins or leaves, a page asks for the demo, another replica
-// joins the room or counts its followers. It reports whether the frames
-// may have changed.
-func (s *session) control(m any, srv *Server) bool {
-	switch m := m.(type) {
-	case followReq:
-		s.advance()
-		s.follow(m.f, srv)
-	case unfollowReq:
-		s.unfollow(m.f, srv)
-	case sectionReq:
-		s.advance()
-		m.reply <- s.section(m.lang)
-		return false
-	case remoteJoin:
-		s.advance()
-		rep := s.section(m.lang)
-		if rep.err == nil {
-			s.room.remote[m.replica] = remoteCount{n: s.room.remote[m.replica].n, seen: time.Now()}
-		}
-		m.reply <- rep
-	case remoteCountMsg:
-		if s.room != nil {
-			s.room.remote[m.replica] = remoteCount{n: m.n, seen: time.Now()}
-		}
-	}
-	return true
 }
 
 // advance moves the demo's virtual time by the real time since last.
@@ -153,7 +131,11 @@ func (s *session) handle(c demo.Command, srv *Server) {
 		s.openRoom(srv)
 		return
 	case demo.RoomClose:
-		s.closeRoom(srv)
+		s.closeRoom()
+		s.claimRefused = false
+		return
+	case demo.RoomClaim:
+		s.claimRoom(c, srv)
 		return
 	}
 	if err := s.live.Apply(c); err != nil {
@@ -217,7 +199,7 @@ func (s *session) flush(srv *Server) {
 		srv.metrics.reconciles.WithLabelValues(s.kind.Name).Add(float64(n - s.reconciles))
 		s.reconciles = n
 	}
-	defer s.flushRoom(srv)
+	defer s.flushRoom()
 	if s.conn == nil {
 		return
 	}
@@ -227,26 +209,26 @@ func (s *session) flush(srv *Server) {
 		return
 	}
 	if len(frame) > 0 {
-		s.conn.box.put(frame, srv.metrics)
+		s.conn.Put(frame)
 	}
 }
 
 // ownerFrame renders what changed on the owner's page: the demo's
 // fragments and its room panel.
-func (s *session) ownerFrame() ([]frag, error) {
+func (s *session) ownerFrame() ([]sockets.Frag, error) {
 	s.out.View = s.view()
 	rendered, err := s.out.Frame(nil)
 	return frags(rendered), err
 }
 
 // frags converts rendered fragments to the mailbox's.
-func frags(rs []demo.Rendered) []frag {
+func frags(rs []demo.Rendered) []sockets.Frag {
 	if len(rs) == 0 {
 		return nil
 	}
-	out := make([]frag, len(rs))
+	out := make([]sockets.Frag, len(rs))
 	for i, r := range rs {
-		out[i] = frag{id: r.ID, html: r.HTML}
+		out[i] = sockets.Frag{ID: r.ID, HTML: r.HTML}
 	}
 	return out
 }

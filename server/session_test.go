@@ -19,6 +19,7 @@ import (
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/reconcile"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	tmpl "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -163,13 +164,13 @@ func TestSessionLifetime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn := &wsConn{closed: make(chan struct{})} // no socket: the session only fills the mailbox
+		conn := sockets.Detached() // no socket: the session only fills the mailbox
 		sess.attach <- conn
 		time.Sleep(3 * time.Hour)
 		if got := live(); got != 1 {
 			t.Fatalf("attached for 3h: %d sessions, want 1", got)
 		}
-		if frame := conn.box.take(); !strings.Contains(string(frame), `id="op-snapshot"`) {
+		if frame := conn.Take(); !strings.Contains(string(frame), `id="op-snapshot"`) {
 			t.Errorf("the attached connection was sent no full frame: %.200q", frame)
 		}
 		sess.detach <- conn
@@ -187,13 +188,13 @@ func TestSessionLifetime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn = &wsConn{closed: make(chan struct{})}
+		conn = sockets.Detached()
 		sess.attach <- conn
 		cancel()
 		<-done
-		<-conn.closed
-		if conn.code != closeServiceRestart {
-			t.Errorf("drain closed the connection with %d, want 1012", conn.code)
+		<-conn.Closed()
+		if conn.CloseCode() != sockets.CloseServiceRestart {
+			t.Errorf("drain closed the connection with %d, want 1012", conn.CloseCode())
 		}
 	})
 }

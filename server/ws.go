@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -18,6 +19,10 @@ import (
 // closed with 1008. Each refusal is a strike; strikes fade at one per
 // second, so a visitor who mistypes is never cut off, and a script is.
 const maxStrikes = 20
+
+// reasonStrikes labels a 1008 closing caused by the session's refusals
+// (a wrong room secret) rather than by the message that tipped it.
+const reasonStrikes = "strikes"
 
 // upgrader accepts same-origin sockets only. Buffers are small: frames are a
 // few KB and the pool shares write buffers between idle sockets.
@@ -76,22 +81,20 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader has answered
 	}
 	if err != nil {
-		code, reason := closeTryAgainLater, "over capacity, try again later"
+		code, reason := sockets.CloseTryAgainLater, "over capacity, try again later"
 		if errors.Is(err, errDraining) || r.Context().Err() != nil {
-			code, reason = closeServiceRestart, "server restarting"
+			code, reason = sockets.CloseServiceRestart, "server restarting"
 		}
-		ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(writeWait))
-		ws.Close()
+		sockets.Refuse(ws, code, reason)
 		return
 	}
-	c := newWSConn(ws, s.metrics)
-	c.origin = pageOrigin(r)
+	c := sockets.New(ws, pageOrigin(r), s.socketStats())
 	select {
 	case sess.attach <- c:
 	case <-sess.done:
 		// The session ended between join and attach (expired, or the server
 		// drains): the page reconnects and gets a new one.
-		c.closeWith(closeServiceRestart, "session ended")
+		c.CloseWith(sockets.CloseServiceRestart, "session ended")
 		return
 	}
 	s.metrics.sockets.Inc()
@@ -125,79 +128,49 @@ func pageOrigin(r *http.Request) string {
 }
 
 // readPump reads the socket until it fails or is closed. It is the only
-// reader. It decodes each message (a refusal is a strike) and delivers the
-// command (to the session, which shows a refusal too) until deliver says
-// the receiver is gone.
-func (s *Server) readPump(c *wsConn, decode func([]byte) demo.Command, deliver func(demo.Command) bool) {
-	defer c.closeWith(closeNormal, "")
-	ws := c.ws
-	ws.SetReadLimit(maxMessage)
-	ws.SetReadDeadline(time.Now().Add(pongWait))
-	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(pongWait)) })
-	bucket := newBucket(s.cfg.ActionRate, s.cfg.ActionBurst)
+// reader. It decodes each message (a refusal is a strike, and so is a
+// refusal the session reports on the connection) and delivers the command
+// (to the session, which shows a refusal too) until deliver says the
+// receiver is gone.
+func (s *Server) readPump(c *sockets.Conn, decode func([]byte) demo.Command, deliver func(demo.Command) bool) {
+	bucket := sockets.NewBucket(s.cfg.ActionRate, s.cfg.ActionBurst)
 	var strikes float64
 	last := time.Now()
-	for {
-		mt, msg, err := ws.ReadMessage()
-		if err != nil {
-			if errors.Is(err, websocket.ErrReadLimit) {
-				s.metrics.rejected.WithLabelValues(demo.ReasonTooBig).Inc()
-				c.closeWith(closeTooBig, "message too big")
-			}
-			return
-		}
+	err := c.Read(func(msg []byte) bool {
 		now := time.Now()
-		ws.SetReadDeadline(now.Add(pongWait))
-		if mt != websocket.TextMessage {
-			s.metrics.rejected.WithLabelValues(demo.ReasonBinary).Inc()
-			c.closeWith(closeUnsupported, "binary messages are not accepted")
-			return
-		}
 		var cmd demo.Command
-		if bucket.allow(now) {
+		if bucket.Allow(now) {
 			cmd = decode(msg)
 		} else {
 			cmd = demo.RateLimited()
 		}
+		strikes = max(0, strikes-now.Sub(last).Seconds()) + float64(c.TakeStrikes())
+		last = now
 		if cmd.Reject != nil {
-			strikes = max(0, strikes-now.Sub(last).Seconds()) + 1
-			last = now
-			if strikes >= maxStrikes {
-				s.metrics.rejected.WithLabelValues(cmd.Reject.Reason).Inc()
-				c.closeWith(closePolicy, "too many refused messages")
-				return
+			strikes++
+		}
+		if strikes >= maxStrikes {
+			reason := reasonStrikes // the session's refusals filled the tally
+			if cmd.Reject != nil {
+				reason = cmd.Reject.Reason
 			}
+			s.metrics.rejected.WithLabelValues(reason).Inc()
+			c.CloseWith(sockets.ClosePolicy, "too many refused messages")
+			return false
 		}
-		if !deliver(cmd) {
-			return
-		}
+		return deliver(cmd)
+	})
+	switch {
+	case errors.Is(err, sockets.ErrTooBig):
+		s.metrics.rejected.WithLabelValues(demo.ReasonTooBig).Inc()
+		c.CloseWith(sockets.CloseTooBig, "message too big")
+	case errors.Is(err, sockets.ErrBinary):
+		s.metrics.rejected.WithLabelValues(demo.ReasonBinary).Inc()
+		c.CloseWith(sockets.CloseUnsupported, "binary messages are not accepted")
 	}
 }
 
-// bucket is a token bucket: rate tokens a second, at most burst.
-type bucket struct {
-	rate, burst, tokens float64
-	last                time.Time
-}
-
-func newBucket(rate float64, burst int) *bucket {
-	return &bucket{rate: rate, burst: float64(burst), tokens: float64(burst), last: time.Now()}
-}
-
-// peek refills the bucket and reports whether a token is there, without
-// taking it.
-func (b *bucket) peek(now time.Time) bool {
-	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	b.last = now
-	return b.tokens >= 1
-}
-
-func (b *bucket) allow(now time.Time) bool {
-	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+// socketStats are what the server's sockets count.
+func (s *Server) socketStats() sockets.Stats {
+	return sockets.Stats{Sent: s.metrics.framesSent, Coalesced: s.metrics.framesCoalesced}
 }

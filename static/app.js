@@ -39,6 +39,25 @@
       var tl = el.getAttribute('data-timeline');
       if (tl) store(tlKey(snapKey(demo)), tl); else drop(tlKey(snapKey(demo)));
     }
+    keepRoom(demo);
+  }
+
+  // The room a teacher opened is kept beside the snapshot: its code and
+  // the owner secret only this page holds (the panel's data-secret, never
+  // in a follower's page or a URL). When the socket opens again, on this
+  // process restarted or on another replica, the page claims the room back
+  // with them, and the class keeps following. A refused claim (the room
+  // ended meanwhile) or closing the room forgets it.
+  function roomKey(demo) { return 'room:' + demo.getAttribute('data-sid'); }
+  function carryRoomKey(demo) { return 'carryroom:' + demo.getAttribute('data-demo'); }
+  function keepRoom(demo) {
+    var p = demo.querySelector('.room-panel');
+    if (!p) return;
+    if (p.getAttribute('data-open') === 'true' && p.getAttribute('data-secret')) {
+      store(roomKey(demo), JSON.stringify({ code: p.getAttribute('data-code'), secret: p.getAttribute('data-secret') }));
+    } else if (p.getAttribute('data-claim') === 'refused') {
+      drop(roomKey(demo));
+    }
   }
 
   document.addEventListener('htmx:wsConnecting', function (e) {
@@ -65,6 +84,22 @@
       e.detail.socketWrapper.send(JSON.stringify({ action: 'moment', moment: d.getAttribute('data-moment'),
         at: d.getAttribute('data-moment-at') }));
     }
+    var room = load(roomKey(d));
+    if (!room) {
+      room = load(carryRoomKey(d));
+      if (room) { store(roomKey(d), room); drop(carryRoomKey(d)); }
+    }
+    if (room) {
+      try {
+        var r = JSON.parse(room);
+        e.detail.socketWrapper.send(JSON.stringify({ action: 'room-claim', code: r.code, secret: r.secret }));
+      } catch (err) { drop(roomKey(d)); }
+    }
+  });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-testid="room-close"]');
+    var d = b && demoOf(b);
+    if (d && owned(d)) drop(roomKey(d));
   });
   // 1013 is the server saying it is full (too many sessions, or a room at
   // its followers' limit): the extension retries with a growing delay, and
@@ -143,6 +178,7 @@
     demos().forEach(function (d) {
       var s = load(snapKey(d)); if (s) store(carryKey(d), s);
       var tl = load(tlKey(snapKey(d))); if (tl) store(tlKey(carryKey(d)), tl); else drop(tlKey(carryKey(d)));
+      var r = load(roomKey(d)); if (r) store(carryRoomKey(d), r);
     });
   });
 
@@ -151,10 +187,30 @@
   // the room's last state to a demo of the follower's own.
   function followerControls(root) {
     (root || document).querySelectorAll('[data-role="follower"] [ws-send]').forEach(function (b) {
+      if (b.hasAttribute('data-timeline')) return; // a follower looks at the past on its own
       b.disabled = true;
       b.setAttribute('aria-disabled', 'true');
     });
   }
+  // A follower's look at the past sends the room's timeline (which its
+  // page holds) with the moment it wants; "continue from here" is a fork:
+  // a demo of its own, opened at that moment.
+  document.addEventListener('htmx:wsConfigSend', function (e) {
+    var d = demoOf(e.target);
+    if (!d || d.getAttribute('data-role') !== 'follower' || e.detail.parameters.action !== 'timeline') return;
+    var panel = d.querySelector('[data-testid="timeline-panel"]');
+    if (panel && panel.getAttribute('data-moment')) e.detail.parameters.moment = panel.getAttribute('data-moment');
+  });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-fork-moment]');
+    if (!b || b.disabled) return;
+    var d = demoOf(b), panel = d && d.querySelector('[data-testid="timeline-panel"]');
+    var tl = d && timelineOf(d);
+    if (!panel || !tl) return;
+    var q = 'moment=' + encodeURIComponent(panel.getAttribute('data-moment')) + '&at=' + encodeURIComponent(tl.value);
+    if (document.documentElement.lang === 'en') q += '&lang=en';
+    location.href = '/' + panel.getAttribute('data-kind') + '?' + q;
+  });
   followerControls();
   document.addEventListener('htmx:wsAfterMessage', function (e) {
     var d = demoOf(e.target); if (d && d.getAttribute('data-role') === 'follower') followerControls(d);
@@ -256,6 +312,21 @@
     }
     setTimeline(tl, to);
   }, true);
+  // On a projector the timeline is folded to its title: a click on the
+  // title opens it, and it stays open across the frames that redraw it.
+  var tlOpen = false;
+  function foldTimelines() {
+    document.querySelectorAll('.timeline').forEach(function (t) {
+      t.classList.toggle('tl-open', tlOpen);
+      var b = t.querySelector('[data-tl-fold]');
+      if (b) b.setAttribute('aria-expanded', String(tlOpen || t.classList.contains('timeline-past')));
+    });
+  }
+  foldTimelines();
+  document.addEventListener('click', function (e) {
+    if (e.target.closest && e.target.closest('[data-tl-fold]')) { tlOpen = !tlOpen; foldTimelines(); }
+  });
+  document.addEventListener('htmx:wsAfterMessage', foldTimelines);
   document.addEventListener('click', function (e) {
     var m = e.target.closest && e.target.closest('.tl-mark');
     if (!m) return;

@@ -151,6 +151,9 @@ var shared = Catalog{
 	"room.limited.body":  {"違うコードが続けて入力されました。少し待ってからもう一度試してください。", "Too many wrong codes in a row. Please wait a moment and try again."},
 	"err.follower":       {"このページは先生のデモを見るだけです。自分で操作するには「自分で試す」を押してください。", "This page only follows the teacher's demo. Press \"Try it yourself\" to act on your own copy."},
 	"err.room":           {"ルームを開けません(同時に開けるルームの上限です)。", "The room could not be opened (too many rooms at once)."},
+	"err.room.secret":    {"このルームを取り戻せません(共有を始めたページではありません)。", "This room cannot be taken back: this is not the page that opened it."},
+	"err.room.ended":     {"このルームはすでに終了しています。", "This room has already ended."},
+	"err.room.claim":     {"このルームを取り戻せません。", "The room could not be taken back."},
 
 	// page
 	"nav.index":         {"目次", "Contents"},

@@ -21,6 +21,17 @@ type PageProps struct {
 	Demos   []templ.Component // each demo's section, rendered by its package
 	Styles  []string          // the demos' own stylesheets, by file name under /static/
 	Banner  *BannerProps      // on a room's follower page: whose demo it is
+	// Asset returns the URL of a static file by its name ("app.css"): its
+	// content-hashed name, cached for good. Nil: /static/<name>.
+	Asset func(name string) string
+}
+
+// asset is the URL of a static file.
+func (p PageProps) asset(name string) string {
+	if p.Asset == nil {
+		return "/static/" + name
+	}
+	return p.Asset(name)
 }
 
 // NavItem is one link of the site header.

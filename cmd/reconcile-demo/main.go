@@ -4,8 +4,8 @@
 // Configuration comes from the environment: ADDR (default 127.0.0.1:8080),
 // MAX_SESSIONS, MAX_SESSIONS_PER_ADDR, SESSION_TTL, FRAME_ANCESTORS,
 // LOG_FORMAT (text or json), TRUSTED_PROXIES, NATS_URL, ROOM_MAX_FOLLOWERS,
-// MAX_ROOMS_PER_ADDR and PPROF_ADDR (profiles on an address of their own,
-// off by default). See the README.
+// MAX_ROOMS_PER_ADDR, ROOM_ANNOUNCE, ROOM_GRACE, ROOM_RETRY and PPROF_ADDR
+// (profiles on an address of their own, off by default). See the README.
 package main
 
 import (
@@ -146,12 +146,18 @@ func config(getenv func(string) string, stderr io.Writer) (server.Config, string
 			*v.dst = n
 		}
 	}
-	if s := getenv("SESSION_TTL"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return cfg, "", fmt.Errorf("SESSION_TTL %q: want a positive duration such as 10m", s)
+	for _, v := range []struct {
+		name, example string
+		dst           *time.Duration
+	}{{"SESSION_TTL", "10m", &cfg.SessionTTL}, {"ROOM_ANNOUNCE", "5s", &cfg.RoomAnnounce},
+		{"ROOM_GRACE", "30s", &cfg.RoomGrace}, {"ROOM_RETRY", "1s", &cfg.RoomRetry}} {
+		if s := getenv(v.name); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return cfg, "", fmt.Errorf("%s %q: want a positive duration such as %s", v.name, s, v.example)
+			}
+			*v.dst = d
 		}
-		cfg.SessionTTL = d
 	}
 	cfg.FrameAncestors = getenv("FRAME_ANCESTORS")
 	for _, f := range strings.FieldsFunc(getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {

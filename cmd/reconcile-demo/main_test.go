@@ -29,6 +29,8 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		{"trusted proxy not an address", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, lb.example"}, "TRUSTED_PROXIES"},
 		{"followers zero", map[string]string{"ROOM_MAX_FOLLOWERS": "0"}, "ROOM_MAX_FOLLOWERS"},
 		{"rooms per addr a word", map[string]string{"MAX_ROOMS_PER_ADDR": "few"}, "MAX_ROOMS_PER_ADDR"},
+		{"room grace without unit", map[string]string{"ROOM_GRACE": "30"}, "ROOM_GRACE"},
+		{"room announce negative", map[string]string{"ROOM_ANNOUNCE": "-5s"}, "ROOM_ANNOUNCE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := config(env(tc.env), io.Discard)
@@ -48,12 +50,14 @@ func TestConfigDefaultsAndValues(t *testing.T) {
 		t.Fatalf("config = %+v, addr %q", cfg, addr)
 	}
 	cfg, _, err = config(env(map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7,fd00::/8",
-		"ROOM_MAX_FOLLOWERS": "40", "MAX_ROOMS_PER_ADDR": "3", "NATS_URL": "nats://127.0.0.1:4222"}), io.Discard)
+		"ROOM_MAX_FOLLOWERS": "40", "MAX_ROOMS_PER_ADDR": "3", "NATS_URL": "nats://127.0.0.1:4222",
+		"ROOM_ANNOUNCE": "1s", "ROOM_GRACE": "20s", "ROOM_RETRY": "250ms"}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"10.0.0.0/8", "192.0.2.7/32", "fd00::/8"}
-	if len(cfg.TrustedProxies) != len(want) || cfg.RoomFollowers != 40 || cfg.RoomsPerAddr != 3 || cfg.NATSURL != "nats://127.0.0.1:4222" {
+	if len(cfg.TrustedProxies) != len(want) || cfg.RoomFollowers != 40 || cfg.RoomsPerAddr != 3 || cfg.NATSURL != "nats://127.0.0.1:4222" ||
+		cfg.RoomAnnounce != time.Second || cfg.RoomGrace != 20*time.Second || cfg.RoomRetry != 250*time.Millisecond {
 		t.Fatalf("config = %+v", cfg)
 	}
 	for i, p := range cfg.TrustedProxies {

@@ -412,7 +412,7 @@ func (r *Renderer) Key(i int) uint64 {
 		return Str(r.View.Error)
 	case sharedRoom:
 		rp := r.View.room(r.live.kind.Prefix)
-		return Mix(B(rp.Open), Str(rp.Code), Str(rp.URL), I(rp.Followers))
+		return Mix(B(rp.Open), Str(rp.Code), Str(rp.URL), I(rp.Followers), B(rp.Refused))
 	case sharedTimeline:
 		return r.live.timelineKey(r.View)
 	case sharedSnapshot:

@@ -26,7 +26,7 @@ const ReasonPast = "past"
 // timeline's own.
 func logged(name string) bool {
 	switch name {
-	case "restore", RoomOpen, RoomClose, ActTimeline, ActTimelineLive, ActTimelineContinue, ActMoment:
+	case "restore", RoomOpen, RoomClose, RoomClaim, ActTimeline, ActTimelineLive, ActTimelineContinue, ActMoment:
 		return false
 	}
 	return true
@@ -231,6 +231,35 @@ func OpenMoment(k *Kind, opt Options, payload string, at time.Duration) (*Live, 
 	return l, nil
 }
 
+// ViewMoment rebuilds a demo of kind k from a timeline written as payload
+// (a room's, as its follower's page holds it) and shows its moment at, as
+// Apply of a timeline action would: a follower's own look at the past, which
+// changes nothing of the room. Errors as OpenMoment's.
+func ViewMoment(k *Kind, opt Options, payload string, at time.Duration) (*Live, error) {
+	tl, err := k.DecodeMoment(payload)
+	if err != nil {
+		return nil, err
+	}
+	end := max(tl.StartAt, at)
+	if n := len(tl.Entries); n > 0 {
+		end = max(end, tl.Entries[n-1].At)
+	}
+	if end > sim.MaxClock || at > end {
+		return nil, fmt.Errorf("moment %v out of the timeline: %w", at, ErrMomentMalformed)
+	}
+	l := &Live{kind: k, opt: opt, tl: *tl}
+	l.startZ = deflate(tl.Start)
+	rn, err := l.replay(end)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrReplay, err)
+	}
+	l.cur = rn
+	if err := l.showMoment(at); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrReplay, err)
+	}
+	return l, nil
+}
+
 // RestoreTimeline gives a demo just rebuilt from its page's snapshot the
 // timeline the page kept beside it. A timeline that does not read, or does
 // not reach the snapshot's time, is dropped: the timeline then starts at the
@@ -296,6 +325,11 @@ func (l *Live) timelineProps(v View) ui.TimelineProps {
 	}
 	p := ui.TimelineProps{Prefix: l.kind.Prefix, Min: l.tl.StartAt.Milliseconds(), Max: end.Milliseconds(),
 		Value: end.Milliseconds(), Follower: v.Role == RoleFollower}
+	if p.Follower {
+		// A follower looks at the room's past on its own: its page sends
+		// the room's timeline with the moment it wants, and forks from it.
+		p.Moment, p.Kind = l.Moment(), l.kind.Name
+	}
 	if l.past != nil {
 		p.Past, p.Value, p.Max = true, l.pastAt.Milliseconds(), quantum(l.cur.in.Now()).Milliseconds()
 	}

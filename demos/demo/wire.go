@@ -23,6 +23,7 @@ type Command struct {
 	Snapshot json.RawMessage // restore
 	Moment   string          // restore: the page's timeline; moment: a link's
 	At       int64           // timeline, moment: the moment shown, in virtual ms
+	Secret   string          // room-claim: the owner secret (Name holds the room code)
 	Reject   *Rejection
 
 	// args are the action's fields as Decode read them, compacted, in the
@@ -56,6 +57,7 @@ const (
 	ReasonTooBig        = "too_big"
 	ReasonOrigin        = "origin"
 	ReasonRoom          = "room"
+	ReasonRoomClaim     = "room_claim"
 	ReasonFollower      = "follower"
 )
 
@@ -101,9 +103,12 @@ var (
 	// The timeline's: show a moment of the past (in virtual ms), show the
 	// present again, continue from the moment shown; and a page opened from
 	// a link starts at its moment.
-	timeline = Action{Fields: []string{"at"}, Read: func(m Message, c *Command) error {
+	timeline = Action{Fields: []string{"at", "moment"}, Read: func(m Message, c *Command) (err error) {
 		n, err := m.Int("at", 0, int(sim.MaxSnapshotNow))
 		c.At = int64(n)
+		if _, ok := m.fields["moment"]; ok && err == nil {
+			c.Moment, err = m.moment("moment") // a follower's: the room's timeline
+		}
 		return err
 	}}
 	moment = Action{Fields: []string{"moment", "at"}, Read: func(m Message, c *Command) (err error) {
@@ -141,12 +146,51 @@ func Bool(key string) Action {
 }
 
 // The actions every demo accepts beside its own and restore: a teacher
-// opens a room for the class to follow the demo, and closes it. The session
-// carries them out; the demo never sees them.
+// opens a room for the class to follow the demo, and closes it; the
+// teacher's page, back on a socket (after a restart, or on another
+// replica), claims its room back with the code and the owner secret it
+// kept. The session carries them out; the demo never sees them.
 const (
 	RoomOpen  = "room-open"
 	RoomClose = "room-close"
+	RoomClaim = "room-claim"
 )
+
+// The shapes of a room claim: a code of RoomCodeLen capitals and digits
+// (the rooms check its alphabet), and a secret of RoomSecretLen base64url
+// characters.
+const (
+	RoomCodeLen   = 6
+	RoomSecretLen = 43
+)
+
+// roomClaim reads {"code": …, "secret": …} into Name and Secret.
+var roomClaim = Action{Fields: []string{"code", "secret"}, Read: func(m Message, c *Command) error {
+	var code, secret string
+	if json.Unmarshal(m.fields["code"], &code) != nil || len(code) != RoomCodeLen || !only(code, isCodeChar) {
+		return wrongField("code")
+	}
+	if json.Unmarshal(m.fields["secret"], &secret) != nil || len(secret) != RoomSecretLen || !only(secret, isSecretChar) {
+		return wrongField("secret")
+	}
+	c.Name, c.Secret = code, secret
+	return nil
+}}
+
+func isCodeChar(b byte) bool { return b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' }
+
+func isSecretChar(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b == '-' || b == '_'
+}
+
+func only(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // MaxNameLen bounds a name in a message.
 const MaxNameLen = 40
@@ -266,6 +310,8 @@ func (k *Kind) action(name string) (Action, bool) {
 		return restore, true
 	case RoomOpen, RoomClose: // the session's, for every demo: rooms
 		return Action{}, true
+	case RoomClaim:
+		return roomClaim, true
 	case ActTimeline:
 		return timeline, true
 	case ActTimelineLive, ActTimelineContinue:

@@ -46,6 +46,8 @@ func TestDecodeCommandAccepts(t *testing.T) {
 		{"reconcile", htmx("speed", "speed", 2), demo.Command{Action: "speed", Speed: sim.Double}},
 		{"reconcile", htmx("reset"), demo.Command{Action: "reset"}},
 		{"reconcile", `{"action":"restore","snapshot":{"v":1}}`, demo.Command{Action: "restore", Snapshot: json.RawMessage(`{"v":1}`)}},
+		{"reconcile", `{"action":"room-claim","code":"ABC234","secret":"` + secret + `"}`, demo.Command{Action: "room-claim", Name: "ABC234", Secret: secret}},
+		{"operator", `{"action":"room-open"}`, demo.Command{Action: "room-open"}},
 		{"reconcile", `{"action":"step"}`, demo.Command{Action: "step"}},
 		{"reconcile", `{"action":"step","HEADERS":null}`, demo.Command{Action: "step"}},
 		{"reconcile", `{"action":"step",` + headers + `}`, demo.Command{Action: "step"}},
@@ -224,6 +226,14 @@ func TestDecodeCommandRefuses(t *testing.T) {
 		{"reconcile", htmx("speed", "speed", true), demo.ReasonWrongType},
 		// Snapshots that are not objects.
 		{"reconcile", `{"action":"restore"}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","code":"ABC234"}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","secret":"` + secret + `"}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","code":"abc234","secret":"` + secret + `"}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","code":"ABC2345","secret":"` + secret + `"}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","code":"ABC234","secret":"` + secret[1:] + `"}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","code":"ABC234","secret":"` + secret[1:] + `="}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","code":"ABC234","secret":` + strconvQuote(secret) + `,"sid":"x"}`, demo.ReasonWrongType},
+		{"reconcile", `{"action":"room-claim","code":6,"secret":"` + secret + `"}`, demo.ReasonWrongType},
 		{"reconcile", `{"action":"restore","snapshot":null}`, demo.ReasonWrongType},
 		{"reconcile", `{"action":"restore","snapshot":"{}"}`, demo.ReasonWrongType},
 		{"reconcile", `{"action":"restore","snapshot":[]}`, demo.ReasonWrongType},
@@ -288,6 +298,11 @@ func checkRefusal(t *testing.T, c demo.Command) {
 	}
 }
 
+// secret has the shape of an owner secret.
+var secret = "0123456789abcdefghijklmnopqrstuvwxyzABC-_xY"
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
 // short names a message in a subtest: without its HEADERS, cut at 60 bytes.
 func short(msg string) string {
 	var m map[string]json.RawMessage
@@ -311,7 +326,8 @@ func FuzzDecodeCommand(f *testing.F) {
 		htmx("set-members", "members", 7), htmx("backup", "present", "false"), htmx("pause", "paused", true),
 		`{"action":"restore","snapshot":{"v":1,"desired":3}}`, `{"action":"set-replicas","replicas":1e308}`,
 		`{"action":"set-replicas","replicas":"99999999999999999999"}`, `{"action":"step","HEADERS":null}`,
-		`[]`, `{`, `null`, ``, `{"action":5}`, htmx("step", "x", 1),
+		`[]`, `{`, `null`, ``, `{"action":5}`, htmx("step", "x", 1), `{"action":"room-open"}`,
+		`{"action":"room-claim","code":"ABCDEF","secret":"` + strings.Repeat("a", demo.RoomSecretLen) + `"}`,
 	} {
 		f.Add("reconcile", s)
 		f.Add("operator", s)
@@ -343,12 +359,16 @@ func FuzzDecodeCommand(f *testing.F) {
 			if c.Speed < sim.Half || c.Speed > sim.Double {
 				t.Fatalf("speed %d accepted", c.Speed)
 			}
+		case demo.RoomClaim:
+			if len(c.Name) != demo.RoomCodeLen || len(c.Secret) != demo.RoomSecretLen || c.N != 0 || c.Snapshot != nil {
+				t.Fatalf("room-claim accepted with %+v", c)
+			}
 		case "restore":
 			if !strings.HasPrefix(strings.TrimSpace(string(c.Snapshot)), "{") || !json.Valid(c.Snapshot) {
 				t.Fatalf("restore of %q accepted", c.Snapshot)
 			}
 		default:
-			if c.N != 0 || c.Name != "" || c.Snapshot != nil {
+			if c.N != 0 || c.Name != "" || c.Snapshot != nil || c.Secret != "" {
 				t.Fatalf("%s carries values: %+v", c.Action, c)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -27,14 +28,16 @@ const (
 var css []byte
 
 // The wire values of the settings that are not booleans. not-ready says
-// "requeue" for the engine's requeue-after, as the page's contract does.
+// "requeue" for the engine's requeue-after, as the page's contract does; its
+// button cycles through them in this order.
 var (
-	notReadyValues    = []string{"error", "requeue"}
+	notReadyValues    = []string{"error", "requeue", string(engine.NotReadyRequeueTrue)}
 	statusWriteValues = []string{string(engine.StatusAlways), string(engine.StatusOnChange)}
 	statusFromValues  = []string{string(engine.StatusFromLatest), string(engine.StatusFromCache), string(engine.StatusFromApply)}
 	childWriteValues  = []string{string(engine.ChildGetThenBranch), string(engine.ChildBlind), string(engine.ChildApply)}
 	afterCreateValues = []string{string(engine.AfterCreateTrust), string(engine.AfterCreateReadBack), string(engine.AfterCreateSleep)}
 	periodicValues    = []string{string(engine.PeriodicNone), string(engine.PeriodicShort), string(engine.PeriodicLong)}
+	queueKindValues   = []string{string(workqueue.Priority), string(workqueue.Classic)}
 )
 
 // choice is an action that carries one of options in field key
@@ -83,6 +86,9 @@ var Kind = demo.Kind{
 		"after-create":     choice("value", afterCreateValues...),
 		"periodic":         choice("value", periodicValues...),
 		"trap":             trapAction,
+		"queue-kind":       choice("value", queueKindValues...),
+		"secret-watch":     demo.Bool("on"),
+		"child-edit":       demo.Name("name"),
 	},
 	New:     func(demo.Options) demo.Instance { return NewDemo() },
 	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
@@ -115,11 +121,13 @@ func (d *Demo) Apply(c demo.Command) error {
 	case "dependency":
 		err = w.SetDependency(c.On)
 	case "not-ready":
-		v := engine.NotReadyRequeueAfter
-		if c.Name == "error" {
-			v = engine.NotReadyError
-		}
-		err = w.SetNotReady(v)
+		err = w.SetNotReady(notReadyOf(c.Name))
+	case "queue-kind":
+		err = w.SetQueueKind(workqueue.Kind(c.Name))
+	case "secret-watch":
+		err = w.SetSecretWatch(c.On)
+	case "child-edit":
+		err = w.EditChild(c.Name)
 	case "status-write":
 		err = w.SetStatusWrite(engine.StatusWrite(c.Name))
 	case "predicate":
@@ -152,9 +160,35 @@ func (d *Demo) Apply(c demo.Command) error {
 	}
 	d.follow()
 	if err != nil {
+		if c.Action == "child-edit" && errors.Is(err, apiserver.ErrNotFound) && d.hasApp(c.Name) {
+			// The App is there; its child is not (yet): not the App's
+			// absence the shared sentence would claim.
+			return demo.RefuseIn(words, demo.ReasonUnknownTarget, "err.nochild", c.Name)
+		}
 		return refusal(err, c.Name)
 	}
 	return nil
+}
+
+// notReadyOf is the engine's NotReady for a wire value of not-ready.
+func notReadyOf(v string) engine.NotReady {
+	switch v {
+	case "error":
+		return engine.NotReadyError
+	case string(engine.NotReadyRequeueTrue):
+		return engine.NotReadyRequeueTrue
+	}
+	return engine.NotReadyRequeueAfter
+}
+
+// hasApp reports whether the App name is in the API server.
+func (d *Demo) hasApp(name string) bool {
+	for _, o := range d.World().Objects() {
+		if o.Kind == apiserver.KindApp && o.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // refusal translates an engine error into the visitor's sentence. The

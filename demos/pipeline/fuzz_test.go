@@ -37,6 +37,9 @@ const (
 	opPause
 	opSpeed
 	opReset
+	opQueueKind
+	opSecretWatch
+	opChildEdit
 	opAdvance     // arg × 10 ms of real time
 	opAdvanceLong // arg² × 100 ms
 	opRestore     // go on with the demo rebuilt from its snapshot
@@ -63,7 +66,7 @@ func message(op, arg byte) string {
 	case opDependency:
 		return fmt.Sprintf(`{"action":"dependency","present":%v}`, on)
 	case opNotReady:
-		return fmt.Sprintf(`{"action":"not-ready","value":%q}`, pick("error", "requeue", "requeue-after"))
+		return fmt.Sprintf(`{"action":"not-ready","value":%q}`, pick("error", "requeue", "requeue-true", "requeue-after"))
 	case opStatusWrite:
 		return fmt.Sprintf(`{"action":"status-write","value":%q}`, pick("always", "on-change", "never"))
 	case opPredicate:
@@ -95,6 +98,12 @@ func message(op, arg byte) string {
 		return fmt.Sprintf(`{"action":"speed","speed":%q}`, pick("0.5", "1", "2", "3"))
 	case opReset:
 		return `{"action":"reset"}`
+	case opQueueKind:
+		return fmt.Sprintf(`{"action":"queue-kind","value":%q}`, pick("priority", "classic", "fifo"))
+	case opSecretWatch:
+		return fmt.Sprintf(`{"action":"secret-watch","on":%v}`, on)
+	case opChildEdit:
+		return fmt.Sprintf(`{"action":"child-edit","name":%q}`, name)
 	}
 	return ""
 }

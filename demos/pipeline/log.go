@@ -15,7 +15,14 @@ func eventText(l ui.Lang, e engine.Event) string {
 	case engine.EventWatch:
 		return F(l, "pp.log.watch", e.Verb, e.Res, e.Name, e.RV)
 	case engine.EventEnqueue:
-		return F(l, "pp.log.enqueue."+e.Outcome, e.Key, F(l, "pp.src."+e.Verb, e.Res, e.Name))
+		s := F(l, "pp.log.enqueue."+e.Outcome, e.Key, F(l, "pp.src."+e.Verb, e.Res, e.Name))
+		if e.Priority < 0 && e.Outcome != "filtered" {
+			s += T(l, "pp.log.enqueue.low")
+		}
+		if e.Delay > 0 {
+			s += F(l, "pp.log.enqueue.ended", seconds(e.Delay))
+		}
+		return s
 	case engine.EventReady:
 		return F(l, "pp.log.ready", e.Key)
 	case engine.EventGet:
@@ -23,6 +30,9 @@ func eventText(l ui.Lang, e engine.Event) string {
 	case engine.EventReconcile:
 		return F(l, "pp.log.reconcile", e.Worker, e.Key, T(l, "pp.verb."+e.Verb), resultText(l, e))
 	case engine.EventRequeue:
+		if e.Outcome == "ready" { // already queued again: the priority queue needs no wait
+			return F(l, "pp.log.requeue.ready", e.Key, T(l, "pp.requeue."+e.Verb))
+		}
 		if e.Verb == string(engine.RequeueBackoff) {
 			return F(l, "pp.log.requeue.backoff", e.Key, seconds(e.Delay), e.N)
 		}

@@ -34,9 +34,11 @@ type versions struct{ epoch, acted demo.Version }
 var keySeed = maphash.MakeSeed()
 
 // Parts declares the demo's section: the metrics strip, the five lanes
-// (API server → informer cache → workqueue → workers → writes back), the
-// settings beside the pace, the refusal, the traps panel, the lab's
-// report, the notes on what the demo simplifies, and the log.
+// (API server → informer cache → workqueue and its rate limiter → workers →
+// writes back), the settings beside the pace, the refusal, the traps panel,
+// the lab's report and the log. The notes on what the demo simplifies sit
+// under the part each concerns, outside every fragment, so they are on the
+// page from its first load whatever the settings.
 func (d *Demo) Parts() []demo.Part {
 	frag := func(id string, key func() uint64, comp func(demo.View) templ.Component) demo.Part {
 		return demo.Fragment(id, key, d.kept(id, comp))
@@ -49,25 +51,34 @@ func (d *Demo) Parts() []demo.Part {
 	log.Comp = d.kept(log.ID, log.Comp)
 	return []demo.Part{
 		frag("pp-metrics", d.metricsKey, d.metricsFrag),
+		notes("counters"),
 		demo.Box("pp-lanes",
-			frag("pp-api", d.apiKey, d.apiFrag),
-			frag("pp-cache", d.cacheKey, d.cacheFrag),
-			frag("pp-queue", d.queueLaneKey, d.queueFrag),
-			frag("pp-workers", d.workersKey, d.workersFrag),
-			frag("pp-writes", d.writesKey, d.writesFrag),
+			demo.Box("pp-col pp-col-api", frag("pp-api", d.apiKey, d.apiFrag), notes("rv", "gc", "apf")),
+			demo.Box("pp-col pp-col-cache", frag("pp-cache", d.cacheKey, d.cacheFrag), notes("delays", "resync")),
+			demo.Box("pp-col pp-col-queue",
+				frag("pp-queue", d.queueLaneKey, d.queueFrag),
+				frag("pp-limiter", d.limiterKey, d.limiterFrag),
+				notes("queue")),
+			demo.Box("pp-col pp-col-workers", frag("pp-workers", d.workersKey, d.workersFrag), notes("observe-beat")),
+			demo.Box("pp-col pp-col-writes", frag("pp-writes", d.writesKey, d.writesFrag), notes("identical-write", "ssa")),
 		),
 		demo.Box("pp-bar",
 			frag("pp-settings", d.settingsKey, d.settingsFrag),
 			demo.Controls(),
+			notes("predicate-scope", "redeploy"),
 		),
 		demo.Error(),
 		frag("pp-traps", d.trapsKey, d.trapsFrag),
 		frag("pp-report", d.reportKey, d.reportFrag),
-		demo.Static(func(v demo.View) templ.Component { return realNotes(v.Lang) }),
 		log,
 		demo.LiveText(d.liveKey, d.liveLine),
 		demo.Snapshot(),
 	}
+}
+
+// notes places the one-line notes on topics, in the page only (static).
+func notes(topics ...string) demo.Part {
+	return demo.Static(func(v demo.View) templ.Component { return noteList(v.Lang, topics) })
 }
 
 // Controller reports whether the controller process runs: the pace's
@@ -78,7 +89,7 @@ func (d *Demo) Controller() bool { return d.World().ControllerOn() }
 func (d *Demo) metricsKey() uint64 {
 	m := d.World().Metrics()
 	return demo.Mix(uint64(m.Reconciles()), uint64(m.ReconcileSuccess), uint64(m.ReconcileError),
-		uint64(m.ReconcileRequeueAfter), demo.I(m.WorkqueueDepth), uint64(m.WorkqueueRetries), uint64(m.ExternalCalls),
+		uint64(m.ReconcileRequeueAfter), uint64(m.ReconcileRequeue), demo.I(m.WorkqueueDepth), uint64(m.WorkqueueRetries), uint64(m.ExternalCalls),
 		uint64(m.Conflicts), uint64(m.AlreadyExists), uint64(m.NotFound), uint64(m.TooManyRequests))
 }
 
@@ -122,6 +133,18 @@ func (d *Demo) queueLaneKey() uint64 {
 	}
 	for _, key := range w.ReadyOrder() {
 		k = demo.Mix(k, demo.Str(key))
+	}
+	return k
+}
+
+// limiterKey is the rate limiter as the engine shows it: its kind, the
+// bucket's tokens (which refill with time alone: the key reads them as
+// they are now) and each failing key's failures and next delay.
+func (d *Demo) limiterKey() uint64 {
+	r := d.World().RateLimiter()
+	k := demo.Mix(demo.Str(r.Kind), demo.B(r.Bucket), uint64(int64(r.Tokens)))
+	for _, key := range r.Keys {
+		k = demo.Mix(k, maphash.Comparable(keySeed, key))
 	}
 	return k
 }

@@ -92,6 +92,7 @@ func trapProps(l ui.Lang, w *engine.World, m engine.Metrics, objs []apiserver.Ob
 			tp.Custom = s.Predicate != d.Predicate || s.StatusWrite != d.StatusWrite
 			tp.Symptom = F(l, key+".symptom", m.Reconciles())
 			tp.Now = F(l, key+".now", onOff(l, s.Predicate), T(l, "pp.v.statusWrite."+string(s.StatusWrite)))
+			tp.Why = T(l, key+".why")
 		case engine.TrapConflict:
 			tp.Custom = s.StatusFrom != d.StatusFrom
 			tp.Symptom = F(l, key+".symptom", m.Conflicts)

@@ -11,6 +11,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -38,6 +39,7 @@ type Props struct {
 	API      APIProps
 	Cache    CacheProps
 	Queue    QueueProps
+	Limiter  LimiterProps
 	Workers  []WorkerProps
 	Writes   []WriteProps
 	Settings SettingsProps
@@ -48,6 +50,7 @@ type Props struct {
 // MetricsProps is the metrics strip, under controller-runtime's names.
 type MetricsProps struct {
 	Total, Success, Error, RequeueAfter int64
+	Requeue                             int64 // Result{Requeue: true}
 	Depth                               int
 	Retries, Adds                       int64
 	External                            int64
@@ -89,9 +92,11 @@ type AppProps struct {
 // ChildProps is one child ConfigMap.
 type ChildProps struct {
 	Name, Key string
-	Owner     string
+	Owner     string // its App's name
 	RV        int64
 	LogLevel  string
+	// NextLogLevel is what an edit by hand writes into data.logLevel.
+	NextLogLevel string
 	// Matches: data.logLevel is what its App's spec asks for.
 	Matches bool
 }
@@ -136,7 +141,8 @@ type QueueProps struct {
 }
 
 // QueueItem is one key: ready (Pos in line), processing (by Worker), or
-// waiting (until ETA), with its failures.
+// waiting (until ETA), with its failures and its priority (Low: the
+// initial list's or a resync's add, on the priority queue).
 type QueueItem struct {
 	Key      string
 	State    string
@@ -144,7 +150,27 @@ type QueueItem struct {
 	Worker   int
 	Dirty    bool
 	Failures int
+	Priority int
 	ETA      *ui.ETA
+}
+
+// LimiterProps is the rate limiter panel beside lane ③: the limiter's kind
+// (item-exponential on the priority queue, max-of on the classic one), the
+// classic queue's token bucket, and each failing key.
+type LimiterProps struct {
+	Kind          string
+	Bucket        bool
+	Tokens, Burst int
+	Keys          []LimitedProps
+}
+
+// LimitedProps is one failing key: its failures and the wait its next
+// failure would get.
+type LimitedProps struct {
+	Key         string
+	Failures    int
+	NextDelay   string
+	NextDelayMs int64
 }
 
 // WorkerProps is lane ④: one worker and the beat its reconcile is in.
@@ -172,6 +198,7 @@ type WriteProps struct {
 	At      string
 	Outcome string // ok, noop, removed, error
 	Reason  string
+	ActorID string // user, worker, gc
 	Actor   string
 	Verb    string
 	Res     string
@@ -182,10 +209,12 @@ type WriteProps struct {
 // SettingsProps is the settings bar: each one button that flips.
 type SettingsProps struct {
 	Dependency  bool
-	NotReady    string // error | requeue
+	NotReady    string // error | requeue | requeue-true
 	StatusWrite string // always | on-change
 	Predicate   bool
 	Workers     int
+	QueueKind   string // priority | classic
+	SecretWatch bool
 }
 
 // TrapProps is one trap of the traps panel.
@@ -196,6 +225,7 @@ type TrapProps struct {
 	Cause   string
 	Symptom string
 	Fix     string
+	Why     string // what is easily misread about the cause, when the trap is on
 	Now     string // the trap's settings as they are
 	Custom  bool   // they are not the starting state's
 	Fixes   []ButtonProps
@@ -251,6 +281,10 @@ func (d *Demo) queueFrag(v demo.View) templ.Component {
 	return queueLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Queue: queueProps(v.Lang, w, w.Metrics().WorkqueueDepth, d.Now())})
 }
 
+func (d *Demo) limiterFrag(v demo.View) templ.Component {
+	return limiterPanel(&Props{Lang: v.Lang, Limiter: limiterProps(d.World().RateLimiter())})
+}
+
 func (d *Demo) workersFrag(v demo.View) templ.Component {
 	w := d.World()
 	return workersLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Settings: SettingsProps{Workers: w.Settings().Workers},
@@ -290,20 +324,27 @@ func readOnly(v demo.View) bool { return v.Role == demo.RoleFollower }
 func settingsProps(w *engine.World) SettingsProps {
 	s := w.Settings()
 	return SettingsProps{Dependency: w.Dependency(), NotReady: notReadyWire(s.NotReady),
-		StatusWrite: string(s.StatusWrite), Predicate: s.Predicate, Workers: s.Workers}
+		StatusWrite: string(s.StatusWrite), Predicate: s.Predicate, Workers: s.Workers,
+		QueueKind: string(s.QueueKind), SecretWatch: s.SecretWatch}
 }
 
-// notReadyWire is the page's word for the engine's NotReady.
+// notReadyWire is the page's word for the engine's NotReady: requeue for
+// requeue-after, as the wire says it.
 func notReadyWire(v engine.NotReady) string {
-	if v == engine.NotReadyError {
-		return "error"
+	if v == engine.NotReadyRequeueAfter {
+		return "requeue"
 	}
-	return "requeue"
+	return string(v)
+}
+
+// cycle returns the value after v in values, the first after the last.
+func cycle(v string, values []string) string {
+	return values[(slices.Index(values, v)+1)%len(values)]
 }
 
 func metricsProps(m engine.Metrics) MetricsProps {
 	return MetricsProps{Total: m.Reconciles(), Success: m.ReconcileSuccess, Error: m.ReconcileError,
-		RequeueAfter: m.ReconcileRequeueAfter, Depth: m.WorkqueueDepth, Retries: m.WorkqueueRetries,
+		RequeueAfter: m.ReconcileRequeueAfter, Requeue: m.ReconcileRequeue, Depth: m.WorkqueueDepth, Retries: m.WorkqueueRetries,
 		Adds: m.WorkqueueAdds, External: m.ExternalCalls, Conflicts: m.Conflicts, AlreadyExists: m.AlreadyExists,
 		NotFound: m.NotFound, TooManyRequests: m.TooManyRequests, Writes: m.Writes, NoopWrites: m.NoopWrites,
 		Active: m.ActiveWorkers, Workers: m.Workers}
@@ -329,7 +370,8 @@ func apiProps(w *engine.World, objs []apiserver.Object) APIProps {
 		// ConfigMap is under a live App.
 		if c, ok := children[o.Name]; ok {
 			a.Child = &ChildProps{Name: c.Name, Key: c.Key(), Owner: c.Owner.Name, RV: c.ResourceVersion,
-				LogLevel: c.Data.LogLevel, Matches: c.Data.LogLevel == o.Spec.LogLevel}
+				LogLevel: c.Data.LogLevel, NextLogLevel: nextLogLevel(c.Data.LogLevel),
+				Matches: c.Data.LogLevel == o.Spec.LogLevel}
 		}
 		p.Apps = append(p.Apps, a)
 	}
@@ -448,7 +490,8 @@ func queueProps(l ui.Lang, w *engine.World, depth int, now time.Duration) QueueP
 		if k.State == "idle" {
 			continue // only its failures are remembered: not in the queue
 		}
-		it := QueueItem{Key: k.Key, State: k.State, Worker: k.Worker, Dirty: k.Dirty, Failures: k.Failures}
+		it := QueueItem{Key: k.Key, State: k.State, Worker: k.Worker, Dirty: k.Dirty, Failures: k.Failures,
+			Priority: k.Priority}
 		switch k.State {
 		case "ready":
 			it.Pos = slices.Index(order, k.Key) + 1
@@ -456,6 +499,16 @@ func queueProps(l ui.Lang, w *engine.World, depth int, now time.Duration) QueueP
 			it.ETA = eta(l, "pp.eta.due", now, k.DueIn)
 		}
 		p.Items = append(p.Items, it)
+	}
+	return p
+}
+
+// limiterProps lays out the rate limiter panel.
+func limiterProps(r engine.RateLimiter) LimiterProps {
+	p := LimiterProps{Kind: r.Kind, Bucket: r.Bucket, Tokens: r.Tokens, Burst: workqueue.BucketBurst}
+	for _, k := range r.Keys {
+		p.Keys = append(p.Keys, LimitedProps{Key: k.Key, Failures: k.Failures, NextDelay: seconds(k.NextDelay),
+			NextDelayMs: k.NextDelay.Milliseconds()})
 	}
 	return p
 }
@@ -520,7 +573,7 @@ func writeProps(l ui.Lang, events []engine.Event) []WriteProps {
 			continue
 		}
 		out = append(out, WriteProps{Seq: e.Seq, At: ui.ClockText(e.At), Outcome: e.Outcome, Reason: e.Reason,
-			Actor: actorText(l, e), Verb: e.Verb, Res: e.Res, Name: e.Name, Text: outcomeText(l, e)})
+			ActorID: e.Actor, Actor: actorText(l, e), Verb: e.Verb, Res: e.Res, Name: e.Name, Text: outcomeText(l, e)})
 	}
 	return out
 }
@@ -553,7 +606,13 @@ func reportProps(l ui.Lang, rows []engine.ReportRow) []RowProps {
 		out[i] = RowProps{Key: apiserver.Namespace + "/" + r.Name, Name: r.Name, At: ui.ClockText(r.At), Worker: r.Worker,
 			Took: seconds(r.Took), Seen: seenText(l, r.Observed), Action: string(r.Action), Reason: r.Reason,
 			Requeue: string(r.Requeue), Status: string(r.Status), Result: r.Result, Reconciles: r.Reconciles}
-		if r.Requeue != engine.RequeueNone {
+		switch {
+		case r.Requeue == engine.RequeueNone:
+		case r.RequeueIn == 0:
+			// The key was queued again while it was processed, and the
+			// priority queue let that stand: no wait at all.
+			out[i].RequeueIn = T(l, "pp.requeue.now")
+		default:
 			out[i].RequeueIn, out[i].RequeueMs = seconds(r.RequeueIn), r.RequeueIn.Milliseconds()
 		}
 	}
@@ -627,10 +686,12 @@ func resultText(l ui.Lang, e engine.Event) string {
 	return T(l, "pp.result."+e.Outcome)
 }
 
-// realKeys are the one-line notes on what the demo simplifies, each saying
-// what a real cluster does.
-var realKeys = []string{"pp.real.delays", "pp.real.gc", "pp.real.rv", "pp.real.resync", "pp.real.ssa",
-	"pp.real.apf", "pp.real.counters", "pp.real.redeploy"}
+// noteTopics are the one-line notes on what the demo simplifies or what a
+// reader may misread, each saying what a real cluster does (catalog key
+// pp.note.<topic>). Each is placed once, next to the part it concerns
+// (Parts), and is on the page whatever the settings.
+var noteTopics = []string{"counters", "rv", "gc", "apf", "delays", "resync", "queue", "observe-beat",
+	"identical-write", "ssa", "predicate-scope", "redeploy"}
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 

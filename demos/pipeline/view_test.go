@@ -43,6 +43,23 @@ func TestView(t *testing.T) {
 			d.Advance(3 * time.Second)
 			return d
 		}},
+		{Name: "classic", Build: func() demo.Instance {
+			d := NewDemo()
+			mustApply(t, d, demo.Command{Action: "queue-kind", Name: "classic"})
+			mustApply(t, d, demo.Command{Action: "secret-watch", On: true})
+			mustApply(t, d, demo.Command{Action: "not-ready", Name: "requeue-true"})
+			mustApply(t, d, demo.Command{Action: "dependency", On: false})
+			d.Advance(3 * time.Second)
+			return d
+		}},
+		{Name: "list", Refusal: refusalOf(t, appWithoutChild, demo.Command{Action: "child-edit", Name: "app-2"}), Build: func() demo.Instance {
+			d := appWithoutChild()
+			mustApply(t, d, demo.Command{Action: "create", Name: "app-3"})
+			mustApply(t, d, demo.Command{Action: "controller", On: true})
+			mustApply(t, d, demo.Command{Action: "child-edit", Name: "app-1"})
+			d.Advance(350 * time.Millisecond) // app-1 on the worker; app-2, app-3 listed at low priority
+			return d
+		}},
 		{Name: "stuck", Refusal: refusalOf(t, NewDemo, demo.Command{Action: "remove-finalizer", Name: "app-3"}), Build: func() demo.Instance {
 			d := NewDemo()
 			mustApply(t, d, demo.Command{Action: "trap", Name: "stuck-finalizer", On: true})
@@ -51,6 +68,19 @@ func TestView(t *testing.T) {
 			return d
 		}},
 	})
+}
+
+// appWithoutChild is the starting state with app-2 created while the
+// controller is off: an App with no child yet.
+func appWithoutChild() *Demo {
+	d := NewDemo()
+	if err := d.Apply(demo.Command{Action: "controller", On: false}); err != nil {
+		panic(err)
+	}
+	if err := d.Apply(demo.Command{Action: "create", Name: "app-2"}); err != nil {
+		panic(err)
+	}
+	return d
 }
 
 // refusalOf returns the rejection c meets in a fresh demo.
@@ -170,7 +200,8 @@ func TestKeysAsTheLogForgets(t *testing.T) {
 
 // busyDemos are demos that have logged every kind of event and show every
 // kind of button: each trap on with its trigger, deletions with and
-// without the controller, a missing dependency either way.
+// without the controller, a missing dependency either way, and the truth
+// pass's (truthDemos).
 func busyDemos(t *testing.T) []*Demo {
 	t.Helper()
 	var out []*Demo
@@ -191,7 +222,8 @@ func busyDemos(t *testing.T) []*Demo {
 	d.Advance(3 * time.Second)
 	mustApply(t, d, demo.Command{Action: "step"})
 	mustApply(t, d, demo.Command{Action: "reset"})
-	return append(out, d, busy(t))
+	out = append(out, d, busy(t))
+	return append(out, truthDemos(t)...)
 }
 
 // TestEveryEventIsSaid: the log says each event in a sentence of the
@@ -228,6 +260,9 @@ func TestEveryButtonSendsAValidAction(t *testing.T) {
 						v := demotest.Attr(b, "hx-vals")
 						if !sends && disabled {
 							continue // it sends nothing, and says so
+						}
+						if _, fold := attr(b, "data-tl-fold"); fold {
+							continue // the page's own: it folds the timeline on a projector
 						}
 						if !sends || v == "" {
 							t.Fatalf("%s: a button that sends nothing: %v", id, b.Attr)

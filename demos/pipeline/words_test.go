@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 	"github.com/reconcile-demo/reconcile-demo/templates/wordstest"
 )
 
@@ -15,12 +16,16 @@ func TestChapterWords(t *testing.T) { wordstest.ChapterWords(t, words) }
 // beside the keys it builds from engine values (every one of them listed
 // here from the engine's own constants, so a new value fails the test).
 func TestEveryUsedKeyExists(t *testing.T) {
-	dynamic := append([]string{}, realKeys...)
+	var dynamic []string
 	add := func(prefix string, vs ...string) {
 		for _, v := range vs {
 			dynamic = append(dynamic, prefix+v)
 		}
 	}
+	add("pp.note.", noteTopics...)
+	add("pp.trap.runaway", ".why")
+	add("pp.v.queueKind.", queueKindValues...)
+	add("pp.limiter.", workqueue.LimiterItemExponential, workqueue.LimiterMaxOf)
 	for _, tr := range engine.Traps() {
 		add("pp.trap."+string(tr), ".title", ".cause", ".fix", ".symptom", ".now")
 	}
@@ -39,16 +44,16 @@ func TestEveryUsedKeyExists(t *testing.T) {
 	add("pp.verb.", string(engine.ActionCreate), string(engine.ActionUpdate), string(engine.ActionNoop), string(engine.ActionCleanup), "gone")
 	add("pp.requeue.", string(engine.RequeueNone), string(engine.RequeueAfter), string(engine.RequeueBackoff))
 	add("pp.status.", string(engine.StatusWritten), string(engine.StatusUnchanged), string(engine.StatusConflict), string(engine.StatusNone))
-	add("pp.result.", "success", "error", "requeue_after")
+	add("pp.result.", "success", "error", "requeue", "requeue_after")
 	add("pp.actor.", "user", "gc")
 	add("pp.log.enqueue.", "added", "collapsed", "dirty", "filtered")
-	add("pp.src.", "list", "for", "owns", "resync")
+	add("pp.src.", "list", "for", "owns", "watches", "resync")
 	add("pp.ext.", "ensure", "delete")
 	add("pp.ext.out.", "created", "exists", "deleted", "absent", "calling", "timeout")
 	add("pp.log.resync.", "periodic", "step")
 	add("pp.log.controller.", "start", "stop", "restart")
 	add("pp.setting.", "predicate", "statusWrite", "notReady", "workers", "statusFrom", "childWrite", "afterCreate",
-		"slowObject", "periodic")
+		"slowObject", "periodic", "queueKind", "secretWatch")
 	add("log.", "reset", "restored")
 	wordstest.Used(t, words, []string{"*.go", "*.templ"}, dynamic, 60)
 }

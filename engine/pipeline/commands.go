@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 )
 
 // Errors of the visitor's commands. A refused command changes nothing.
@@ -73,6 +74,27 @@ func (w *World) DeleteApp(name string) error {
 	return err
 }
 
+// EditChild changes the App's child ConfigMap by hand (kubectl edit):
+// data.logLevel moves to the next of apiserver.LogLevels, so the child
+// drifts from what the App's spec asks and gets a new resourceVersion. The
+// Owns watch enqueues the owner, and its reconcile puts the data back.
+func (w *World) EditChild(name string) error {
+	if err := validApp(name); err != nil {
+		return err
+	}
+	cm, ok := w.store.Get(apiserver.KindConfigMap, childName(name))
+	if !ok {
+		return fmt.Errorf("ConfigMap %s: %w", childName(name), apiserver.ErrNotFound)
+	}
+	i := slices.Index(apiserver.LogLevels[:], cm.Data.LogLevel)
+	cm.Data.LogLevel = apiserver.LogLevels[(i+1)%len(apiserver.LogLevels)]
+	err := w.userWrite("update", apiserver.KindConfigMap, cm.Name, func() (apiserver.Written, error) {
+		return w.store.Update(cm)
+	})
+	w.settle()
+	return err
+}
+
 // RemoveFinalizer removes the App's finalizer by hand (kubectl patch): the
 // runbook's escape hatch for an App stuck Terminating. The cleanup never
 // runs, so the App's external record is left behind.
@@ -114,8 +136,9 @@ func (w *World) latest(name string) (apiserver.Object, error) {
 	return cur, nil
 }
 
-// SetDependency creates or deletes the Secret every App depends on. No
-// handler watches Secrets: Apps find out on their next reconcile.
+// SetDependency creates or deletes the Secret every App depends on. Without
+// Settings.SecretWatch no handler watches it, and Apps find out on their
+// next reconcile; with it, its watch event enqueues every App.
 func (w *World) SetDependency(present bool) error {
 	if present == w.Dependency() {
 		return nil
@@ -187,6 +210,8 @@ func changedFields(a, b Settings) []string {
 	add("afterCreate", a.AfterCreate != b.AfterCreate)
 	add("slowObject", a.SlowObject != b.SlowObject)
 	add("periodic", a.Periodic != b.Periodic)
+	add("queueKind", a.QueueKind != b.QueueKind)
+	add("secretWatch", a.SecretWatch != b.SecretWatch)
 	return out
 }
 
@@ -208,6 +233,21 @@ func (w *World) SetStatusWrite(v StatusWrite) error {
 func (w *World) SetNotReady(v NotReady) error {
 	s := w.settings
 	s.NotReady = v
+	return w.SetSettings(s)
+}
+
+// SetQueueKind chooses the controller's workqueue: workqueue.Priority
+// (UsePriorityQueue, the default) or workqueue.Classic.
+func (w *World) SetQueueKind(k workqueue.Kind) error {
+	s := w.settings
+	s.QueueKind = k
+	return w.SetSettings(s)
+}
+
+// SetSecretWatch adds or removes the Watches on the Secret.
+func (w *World) SetSecretWatch(on bool) error {
+	s := w.settings
+	s.SecretWatch = on
 	return w.SetSettings(s)
 }
 

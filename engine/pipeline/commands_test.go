@@ -35,6 +35,9 @@ func TestRefusedCommandsChangeNothing(t *testing.T) {
 		{"bad status write", func(w *World) error { return w.SetStatusWrite("sometimes") }, nil},
 		{"bad not-ready", func(w *World) error { return w.SetNotReady("panic") }, nil},
 		{"unknown trap", func(w *World) error { return w.SetTrap("loop", true) }, nil},
+		{"bad queue kind", func(w *World) error { return w.SetQueueKind("fifo") }, nil},
+		{"edit a missing child", func(w *World) error { return w.EditChild("app-2") }, apiserver.ErrNotFound},
+		{"edit an unknown child", func(w *World) error { return w.EditChild("app-9") }, ErrUnknownApp},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ func (w *World) start(verb string) {
 	c := &controller{
 		cache:      map[ref]apiserver.Object{},
 		nextResync: w.now + ResyncPeriod,
-		queue:      workqueue.New(),
+		queue:      newQueue(w.settings.QueueKind),
 		queueAt:    w.now,
 		workers:    make([]*run, w.settings.Workers),
 	}
@@ -59,6 +59,15 @@ func (w *World) start(verb string) {
 		w.onAdd(o, "list")
 	}
 	w.settle()
+}
+
+// newQueue makes the controller's queue: controller-runtime's priority
+// queue unless UsePriorityQueue is off.
+func newQueue(k workqueue.Kind) *workqueue.Queue {
+	if k == workqueue.Classic {
+		return workqueue.New()
+	}
+	return workqueue.NewPriority()
 }
 
 // stop stops the controller process; reconciles in progress are abandoned
@@ -170,48 +179,62 @@ func (w *World) collectGarbage(owner apiserver.Object) {
 //     (exponential backoff; its failures count up);
 //   - RequeueAfter > 0: the key's failures are Forgotten and it is added
 //     again after RequeueAfter;
+//   - Requeue (deprecated, still handled): requeued rate-limited, as an
+//     error is, but counted under the requeue label, not as an error;
 //   - the zero Result: success, the key is Forgotten and waits for the next
 //     event.
-//
-// (Requeue: true, deprecated in controller-runtime, is not used: the
-// requeue label of the metric stays at zero.)
 type Result struct {
 	RequeueAfter time.Duration
+	Requeue      bool
 }
 
 // startReconcile is processNextWorkItem: idle worker i takes the next ready
 // key and the reconcile begins.
 func (w *World) startReconcile(i int) {
 	c := w.ctrl
-	key, ok := c.queue.Get()
+	key, priority, ok := c.queue.GetWithPriority()
 	if !ok {
 		return
 	}
-	r := &run{key: key, name: nameOf(key), worker: i + 1, started: w.now}
+	r := &run{key: key, name: nameOf(key), worker: i + 1, started: w.now, priority: priority}
 	c.workers[i] = r
-	w.logEvent(Event{Kind: EventGet, Worker: r.worker, Key: key})
+	w.logEvent(Event{Kind: EventGet, Worker: r.worker, Key: key, Priority: priority})
 	w.observe(r)
 }
 
 // finish is reconcileHandler's switch over the outcomes, then Done: the one
-// place where what a reconcile returned becomes queue operations.
+// place where what a reconcile returned becomes queue operations. The key
+// is requeued at the priority it was handed out at.
 func (w *World) finish(r *run, res Result, err error) {
 	q := w.ctrl.queue
 	row := ReportRow{Name: r.name, At: w.now, Worker: r.worker, Took: w.now - r.started, Observed: r.obs,
 		Action: r.action, Status: r.status, Reason: reasonOf(err)}
+	requeued := func(verb Requeue, n int) {
+		s := q.State(r.key)
+		row.Requeue, row.RequeueIn = verb, s.DueIn
+		ev := Event{Kind: EventRequeue, Key: r.key, Verb: string(verb), Delay: s.DueIn, N: n, Priority: r.priority}
+		if !s.Waiting {
+			ev.Outcome = "ready"
+		}
+		w.logEvent(ev)
+	}
 	switch {
 	case err != nil:
-		q.AddRateLimited(r.key)
+		q.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: r.priority}, r.key)
 		inc(&w.counters.ReconcileError)
-		row.Result, row.Requeue = "error", RequeueBackoff
-		row.RequeueIn = q.State(r.key).DueIn
-		w.logEvent(Event{Kind: EventRequeue, Key: r.key, Verb: string(RequeueBackoff), Delay: row.RequeueIn, N: q.NumRequeues(r.key)})
+		row.Result = "error"
+		requeued(RequeueBackoff, q.NumRequeues(r.key))
 	case res.RequeueAfter > 0:
 		q.Forget(r.key)
-		q.AddAfter(r.key, res.RequeueAfter)
+		q.AddWithOpts(workqueue.AddOpts{After: res.RequeueAfter, Priority: r.priority}, r.key)
 		inc(&w.counters.ReconcileRequeueAfter)
-		row.Result, row.Requeue, row.RequeueIn = "requeue_after", RequeueAfter, q.State(r.key).DueIn
-		w.logEvent(Event{Kind: EventRequeue, Key: r.key, Verb: string(RequeueAfter), Delay: row.RequeueIn})
+		row.Result = "requeue_after"
+		requeued(RequeueAfter, 0)
+	case res.Requeue:
+		q.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: r.priority}, r.key)
+		inc(&w.counters.ReconcileRequeue)
+		row.Result = "requeue"
+		requeued(RequeueBackoff, q.NumRequeues(r.key))
 	default:
 		q.Forget(r.key)
 		inc(&w.counters.ReconcileSuccess)

@@ -22,13 +22,20 @@
 //
 // # The controller
 //
-// builder.For(&App{}) with an optional GenerationChangedPredicate, and
-// builder.Owns(&ConfigMap{}): an event on a child enqueues its owner. The
-// Secret is read from the cache but watched by no handler. Watch events
-// reach the cache WatchDelay after the write (the cache is updated before
-// the handlers run); the informer resyncs every ResyncPeriod (10 h,
-// controller-runtime's default). One or two workers (MaxConcurrentReconciles)
-// take keys from a workqueue.Queue, client-go's rules on the same clock.
+// builder.For(&App{}) with an optional GenerationChangedPredicate,
+// builder.Owns(&ConfigMap{}): an event on a child enqueues its owner, and
+// optionally (Settings.SecretWatch) builder.Watches(&Secret{},
+// EnqueueRequestsFromMapFunc(...)): an event on the Secret enqueues every
+// App that uses it. Without that watch the Secret is read from the cache
+// but watched by no handler. Watch events reach the cache WatchDelay after
+// the write (the cache is updated before the handlers run); the informer
+// resyncs every ResyncPeriod (10 h, controller-runtime's default). One or two
+// workers (MaxConcurrentReconciles) take keys from a workqueue.Queue on the
+// same clock: controller-runtime v0.24's default, the priority queue
+// (Settings.QueueKind), or client-go's classic queue. On the priority queue
+// the handlers add the initial list's and the resyncs' keys at low priority,
+// so that real events go first, and a key is requeued at the priority it
+// was handed out at.
 //
 // A reconcile takes virtual time on its worker, in chapter 001's four
 // beats, each at a fixed moment:
@@ -49,9 +56,17 @@
 // apply server-side; trust the next reconcile; a second worker; …).
 //
 // The Result maps as controller-runtime's reconcileHandler does: error →
-// AddRateLimited; RequeueAfter → Forget and AddAfter; success → Forget; then
-// Done. A missing Secret is returned as an error or as RequeueAfter 5 s
-// (Settings.NotReady).
+// AddRateLimited; RequeueAfter → Forget and AddAfter; Requeue: true →
+// AddRateLimited, counted as a requeue; success → Forget; then Done. A
+// missing Secret is returned as an error, as RequeueAfter 5 s or as Requeue:
+// true (Settings.NotReady).
+//
+// Besides the App, a visitor may edit the child ConfigMap by hand
+// (EditChild): the drift is a real write (a new resourceVersion), the Owns
+// watch enqueues the owner, and its reconcile puts the data back. A write
+// that changes nothing is a no-op at the API server: no new resourceVersion,
+// no watch event. So the runaway reconcile needs a status field that changes
+// on every write: lastReconcileTime (Settings.StatusWrite always).
 //
 // Settings are the controller's code and options: changing one while the
 // controller runs redeploys it (stop, then start: the cache is listed
@@ -63,7 +78,8 @@
 // # Invariants (held by the tests and the fuzzer)
 //
 //   - A key is never on two workers, and never both ready and processing;
-//     the queue's processing keys are exactly the workers' keys.
+//     the queue's processing keys are exactly the workers' keys. The queue
+//     is of the kind the settings say; its priorities are 0 or LowPriority.
 //   - resourceVersion strictly increases per object and never changes on a
 //     write that changes nothing; generation changes with the spec, and once
 //     when deletion begins (as kube-apiserver does), never otherwise.

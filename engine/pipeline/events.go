@@ -30,6 +30,11 @@ type Event struct {
 	RV     int64
 	Delay  time.Duration
 	N      int
+	// Priority is the workqueue priority of an enqueue (after the add), a
+	// get (the key was handed out at) or a requeue (it is requeued at): 0,
+	// or workqueue.LowPriority for the initial list's and the resyncs' adds
+	// on the priority queue.
+	Priority int
 }
 
 // Event kinds.
@@ -44,10 +49,13 @@ const (
 	// Res/Name at RV, WatchDelay after the write, and updated its cache.
 	EventWatch = "watch"
 	// EventEnqueue: a handler asked for Key; Verb is the source (list,
-	// for, owns, resync) and Res/Name the object whose event it was;
-	// Outcome added (now ready), collapsed (already ready), dirty (being
-	// processed: handed out again after Done) or filtered (dropped by
-	// GenerationChangedPredicate).
+	// for, owns, watches, resync) and Res/Name the object whose event it
+	// was; Outcome added (now ready; on the priority queue this ends a
+	// wait), collapsed (already ready), dirty (being processed: handed out
+	// again after Done) or filtered (dropped by GenerationChangedPredicate);
+	// Priority the key's priority after the add; Delay the wait the add
+	// ended (the priority queue consumes a waiting key's wait; 0 when the
+	// key did not wait, and on the classic queue, whose wait stands).
 	EventEnqueue = "enqueue"
 	// EventReady: Key's wait is over (backoff or RequeueAfter).
 	EventReady = "ready"
@@ -56,10 +64,13 @@ const (
 	EventGet = "get"
 	// EventReconcile: Worker's reconcile of Key returned; Verb is its action
 	// (create, update, noop, cleanup, gone), Outcome its result (success,
-	// error, requeue_after), Reason its error.
+	// error, requeue, requeue_after), Reason its error.
 	EventReconcile = "reconcile"
 	// EventRequeue: Key goes back to wait; Verb after (RequeueAfter, its
-	// failures Forgotten) or backoff (rate limited; N failures), Delay.
+	// failures Forgotten) or backoff (rate limited, after an error or
+	// Requeue: true; N failures), Delay. Outcome ready: the key was already
+	// queued to run again (an event came while it was processed), and on
+	// the priority queue that wait is moot: Delay is 0.
 	EventRequeue = "requeue"
 	// EventDone: Worker called Done(Key); Outcome ready when the key was
 	// added while it was processed and is ready again at once.
@@ -99,6 +110,7 @@ type record struct {
 	seq, rv, n int64
 	at, delay  time.Duration
 	worker     int32
+	priority   int32
 	words      [8]uint8 // Kind, Actor, Verb, Res, Name, Key, Outcome, Reason
 	full       *Event
 }
@@ -119,7 +131,8 @@ var vocabulary = func() []string {
 		"ok", "noop", "removed", "error", "added", "collapsed", "dirty", "filtered", "ready", "success",
 		"requeue_after", "created", "exists", "deleted", "absent", "calling", "timeout",
 		"Conflict", "AlreadyExists", "NotFound", "Invalid", ReasonDependencyMissing, ReasonTimeout,
-		ReasonTooManyRequests}
+		ReasonTooManyRequests,
+		"watches", "requeue", "queueKind", "secretWatch"}
 	for _, n := range AppNames {
 		v = append(v, n, childName(n), apiserver.Namespace+"/"+n)
 	}
@@ -138,10 +151,11 @@ var vocabularyIndex = func() map[string]uint8 {
 }()
 
 func pack(e Event) record {
-	r := record{seq: e.Seq, rv: e.RV, n: int64(e.N), at: e.At, delay: e.Delay, worker: int32(e.Worker)}
+	r := record{seq: e.Seq, rv: e.RV, n: int64(e.N), at: e.At, delay: e.Delay, worker: int32(e.Worker),
+		priority: int32(e.Priority)}
 	for i, s := range [8]string{e.Kind, e.Actor, e.Verb, e.Res, e.Name, e.Key, e.Outcome, e.Reason} {
 		x, ok := vocabularyIndex[s]
-		if !ok || int(r.worker) != e.Worker {
+		if !ok || int(r.worker) != e.Worker || int(r.priority) != e.Priority {
 			return record{full: &e}
 		}
 		r.words[i] = x
@@ -155,7 +169,7 @@ func (r record) event() Event {
 	}
 	w := func(i int) string { return vocabulary[r.words[i]] }
 	return Event{Seq: r.seq, At: r.at, Kind: w(0), Actor: w(1), Worker: int(r.worker), Verb: w(2), Res: w(3),
-		Name: w(4), Key: w(5), Outcome: w(6), Reason: w(7), RV: r.rv, Delay: r.delay, N: int(r.n)}
+		Name: w(4), Key: w(5), Outcome: w(6), Reason: w(7), RV: r.rv, Delay: r.delay, N: int(r.n), Priority: int(r.priority)}
 }
 
 func (l *eventLog) add(e Event) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 )
 
 // maxFuzzOps bounds a program: long enough for any story of the demo.
@@ -17,7 +18,7 @@ var fuzzNames = [...]string{"app-1", "app-2", "app-3", "app-4"}
 // must only change nothing (checked elsewhere).
 func apply(w *World, op, arg byte) *World {
 	name := fuzzNames[int(arg)%len(fuzzNames)]
-	switch op % 16 {
+	switch op % 17 {
 	case 0:
 		w.CreateApp(name)
 	case 1:
@@ -37,17 +38,21 @@ func apply(w *World, op, arg byte) *World {
 		w.SetTrap(traps[int(arg)%len(traps)], arg/16%2 == 1)
 	case 8:
 		s := w.Settings()
-		switch arg % 5 {
+		switch arg % 7 {
 		case 0:
-			s.StatusFrom = []StatusFrom{StatusFromLatest, StatusFromCache, StatusFromApply}[int(arg/5)%3]
+			s.StatusFrom = []StatusFrom{StatusFromLatest, StatusFromCache, StatusFromApply}[int(arg/7)%3]
 		case 1:
-			s.ChildWrite = []ChildWrite{ChildGetThenBranch, ChildBlind, ChildApply}[int(arg/5)%3]
+			s.ChildWrite = []ChildWrite{ChildGetThenBranch, ChildBlind, ChildApply}[int(arg/7)%3]
 		case 2:
-			s.AfterCreate = []AfterCreate{AfterCreateTrust, AfterCreateReadBack, AfterCreateSleep}[int(arg/5)%3]
+			s.AfterCreate = []AfterCreate{AfterCreateTrust, AfterCreateReadBack, AfterCreateSleep}[int(arg/7)%3]
 		case 3:
-			s.Periodic = []Periodic{PeriodicNone, PeriodicShort, PeriodicLong, "bad"}[int(arg/5)%4]
+			s.Periodic = []Periodic{PeriodicNone, PeriodicShort, PeriodicLong, "bad"}[int(arg/7)%4]
 		case 4:
-			s.NotReady = []NotReady{NotReadyRequeueAfter, NotReadyError}[int(arg/5)%2]
+			s.NotReady = []NotReady{NotReadyRequeueAfter, NotReadyError, NotReadyRequeueTrue}[int(arg/7)%3]
+		case 5:
+			s.QueueKind = []workqueue.Kind{workqueue.Priority, workqueue.Classic, "fifo"}[int(arg/7)%3]
+		case 6:
+			s.SecretWatch = arg/7%2 == 1
 		}
 		w.SetSettings(s)
 	case 9:
@@ -71,6 +76,8 @@ func apply(w *World, op, arg byte) *World {
 	case 15:
 		w.SetStatusWrite([]StatusWrite{StatusOnChange, StatusAlways}[arg%2])
 		w.SetPredicate(arg/2%2 == 1)
+	case 16:
+		w.EditChild(name)
 	}
 	return w
 }
@@ -87,6 +94,9 @@ func FuzzPipeline(f *testing.F) {
 	f.Add([]byte{4, 0, 8, 4, 9, 0, 9, 0, 9, 0, 4, 1, 11, 255})           // dependency as error
 	f.Add([]byte{7, 1, 1, 0, 10, 20, 8, 2, 0, 1, 8, 7, 0, 2, 11, 10})    // conflict, read-back, sleep
 	f.Add([]byte{1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 14, 0}) // a burst of edits
+	f.Add([]byte{8, 12, 4, 0, 10, 20, 9, 0, 8, 13, 4, 1, 10, 30})        // classic queue, secret watch, its return
+	f.Add([]byte{8, 18, 4, 0, 10, 10, 9, 0, 9, 0, 13, 0, 9, 0})          // requeue: true, restore
+	f.Add([]byte{16, 0, 10, 10, 16, 0, 14, 0, 5, 0, 0, 1, 5, 1, 14, 0})  // child edits, the list at low priority
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) > 2*maxFuzzOps {
 			prog = prog[:2*maxFuzzOps]
@@ -193,6 +203,16 @@ func checkInvariants(t *testing.T, w *World, b *prior) {
 	}
 	if w.ControllerOn() && len(w.Workers()) != w.Settings().Workers {
 		t.Fatal("worker count differs from the settings")
+	}
+	if c := w.ctrl; c != nil {
+		if c.queue.Kind() != w.Settings().QueueKind {
+			t.Fatalf("a %s queue under queueKind %s", c.queue.Kind(), w.Settings().QueueKind)
+		}
+		for _, k := range w.Queue() {
+			if !validPriority(k.Priority) || c.queue.Kind() == workqueue.Classic && k.Priority != 0 {
+				t.Fatalf("queue key %+v on the %s queue", k, c.queue.Kind())
+			}
+		}
 	}
 	if b != nil {
 		if w.ResourceVersion() < b.rv {

@@ -58,10 +58,18 @@ func (w *World) deliver(d delivery) {
 	}
 }
 
-// The event handlers, as builder.For(&App{}, WithPredicates(...)) and
-// builder.Owns(&ConfigMap{}) set them up. The Secret is cached (the
-// reconciler reads it) but watched by no handler: a Secret appearing
-// triggers nothing by itself.
+// The event handlers, as builder.For(&App{}, WithPredicates(...)),
+// builder.Owns(&ConfigMap{}) and, with Settings.SecretWatch,
+// builder.Watches(&Secret{}, EnqueueRequestsFromMapFunc(appsUsingSecret))
+// set them up. Without SecretWatch the Secret is cached (the reconciler
+// reads it) but watched by no handler: a Secret appearing triggers nothing
+// by itself.
+//
+// On the priority queue, the adds of the initial list (source "list") and
+// of resyncs (an update whose object kept its resourceVersion) are at low
+// priority, as controller-runtime's handlers make them (IsInInitialList,
+// WithLowPriorityWhenUnchanged); every real event is at the default
+// priority and goes first.
 
 func (w *World) onAdd(o apiserver.Object, source string) {
 	switch o.Kind {
@@ -69,6 +77,8 @@ func (w *World) onAdd(o apiserver.Object, source string) {
 		w.enqueue(o.Key(), source, o) // GenerationChangedPredicate lets creates through
 	case apiserver.KindConfigMap:
 		w.enqueueOwner(o, source)
+	case apiserver.KindSecret:
+		w.enqueueMapped(o, source)
 	}
 }
 
@@ -86,6 +96,8 @@ func (w *World) onUpdate(old, o apiserver.Object, source string) {
 			w.enqueueOwner(old, source)
 		}
 		w.enqueueOwner(o, source)
+	case apiserver.KindSecret:
+		w.enqueueMapped(o, source)
 	}
 }
 
@@ -95,6 +107,8 @@ func (w *World) onDelete(o apiserver.Object) {
 		w.enqueue(o.Key(), "for", o)
 	case apiserver.KindConfigMap:
 		w.enqueueOwner(o, "for")
+	case apiserver.KindSecret:
+		w.enqueueMapped(o, "for")
 	}
 }
 
@@ -109,7 +123,26 @@ func (w *World) enqueueOwner(o apiserver.Object, source string) {
 	}
 }
 
-// enqueue adds key to the queue and logs what the Add did.
+// enqueueMapped is EnqueueRequestsFromMapFunc on the Secret, when
+// Settings.SecretWatch adds that watch: the map function lists the Apps that
+// use the Secret from the cache (every App needs it) and enqueues each, in
+// name order. Its source is "watches" for watch events, else list or resync.
+func (w *World) enqueueMapped(secret apiserver.Object, source string) {
+	if !w.settings.SecretWatch || secret.Name != DependencyName {
+		return
+	}
+	if source == "for" {
+		source = "watches"
+	}
+	for _, o := range w.cached() {
+		if o.Kind == apiserver.KindApp {
+			w.enqueue(o.Key(), source, secret)
+		}
+	}
+}
+
+// enqueue adds key to the queue and logs what the Add did. The initial
+// list's and the resyncs' adds are AddLow.
 func (w *World) enqueue(key, source string, from apiserver.Object) {
 	q := w.ctrl.queue
 	s := q.State(key)
@@ -120,8 +153,18 @@ func (w *World) enqueue(key, source string, from apiserver.Object) {
 	case s.Processing:
 		outcome = "dirty"
 	}
-	q.Add(key)
-	w.logEvent(Event{Kind: EventEnqueue, Key: key, Verb: source, Res: from.Kind, Name: from.Name, Outcome: outcome})
+	if source == "list" || source == "resync" {
+		q.AddLow(key)
+	} else {
+		q.Add(key)
+	}
+	after := q.State(key)
+	var ended time.Duration // the wait this add consumed
+	if s.Waiting && !after.Waiting {
+		ended = s.DueIn
+	}
+	w.logEvent(Event{Kind: EventEnqueue, Key: key, Verb: source, Res: from.Kind, Name: from.Name, Outcome: outcome,
+		Priority: after.Priority, Delay: ended})
 }
 
 // resync hands every cached object to the handlers again as an update with

@@ -39,8 +39,11 @@ type run struct {
 	name    string
 	worker  int // 1-based
 	started time.Duration
-	phase   phase
-	due     time.Duration // when the next beat happens
+	// priority is the queue priority the key was handed out at; the key is
+	// requeued at it.
+	priority int
+	phase    phase
+	due      time.Duration // when the next beat happens
 
 	// What observe read from the cache. obj is the reconcile's own copy of
 	// the App: its writes update it, as client.Update fills in the object
@@ -244,6 +247,8 @@ func (w *World) reportStatus(r *run) {
 	switch {
 	case !r.dependency && w.settings.NotReady == NotReadyError:
 		w.finish(r, Result{}, reconcileError{ReasonDependencyMissing})
+	case !r.dependency && w.settings.NotReady == NotReadyRequeueTrue:
+		w.finish(r, Result{Requeue: true}, nil)
 	case !r.dependency:
 		w.finish(r, Result{RequeueAfter: NotReadyRequeue}, nil)
 	case w.settings.Periodic == PeriodicShort:

@@ -31,7 +31,7 @@ type Requeue string
 const (
 	RequeueNone    Requeue = "none"    // success: Forget, wait for the next event
 	RequeueAfter   Requeue = "after"   // RequeueAfter: Forget, then AddAfter
-	RequeueBackoff Requeue = "backoff" // error: AddRateLimited
+	RequeueBackoff Requeue = "backoff" // error, or Requeue: true: AddRateLimited
 )
 
 // StatusOutcome is what became of the status write.
@@ -73,9 +73,12 @@ type ReportRow struct {
 	Observed Observed
 	Action   Action
 	// Reason is why the reconcile failed; "" on success.
-	Reason    string
-	Requeue   Requeue
-	RequeueIn time.Duration // when it will be ready again (after, backoff)
+	Reason  string
+	Requeue Requeue
+	// RequeueIn is when it will be ready again (after, backoff); 0 when
+	// the key was already queued to run again and the priority queue let
+	// that stand.
+	RequeueIn time.Duration
 	Status    StatusOutcome
 	// Result is the controller_runtime_reconcile_total label it counted.
 	Result string

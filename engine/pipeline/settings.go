@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 )
 
 // StatusWrite is when the reconciler writes status.
@@ -27,6 +29,11 @@ const (
 	NotReadyRequeueAfter NotReady = "requeue-after"
 	// NotReadyError returns an error: exponential backoff, failures climb.
 	NotReadyError NotReady = "error"
+	// NotReadyRequeueTrue returns Result{Requeue: true}: deprecated in
+	// controller-runtime, still handled: rate limited like an error (the
+	// key's failures climb, so does its backoff), yet counted as a requeue,
+	// not an error, and logged as none.
+	NotReadyRequeueTrue NotReady = "requeue-true"
 )
 
 // StatusFrom is which copy of the App the status write starts from.
@@ -106,6 +113,15 @@ type Settings struct {
 	// out: its reconcile holds a worker that long and fails.
 	SlowObject bool     `json:"slowObject"`
 	Periodic   Periodic `json:"periodic"`
+	// QueueKind is the controller's workqueue: workqueue.Priority,
+	// controller-runtime's default since v0.23 (UsePriorityQueue), or
+	// workqueue.Classic, client-go's queue (UsePriorityQueue=false).
+	QueueKind workqueue.Kind `json:"queueKind"`
+	// SecretWatch adds Watches(&Secret{}, EnqueueRequestsFromMapFunc(...)):
+	// an event on the Secret enqueues every App that uses it (all of them).
+	// Without it the Secret is only read from the cache, and an App waiting
+	// for it finds out on its next reconcile.
+	SecretWatch bool `json:"secretWatch,omitempty"`
 }
 
 // DefaultSettings returns the starting state's settings: the chapters'
@@ -120,6 +136,7 @@ func DefaultSettings() Settings {
 		ChildWrite:  ChildGetThenBranch,
 		AfterCreate: AfterCreateTrust,
 		Periodic:    PeriodicNone,
+		QueueKind:   workqueue.Priority,
 	}
 }
 
@@ -135,11 +152,12 @@ func (s Settings) Validate() error {
 	}
 	return errors.Join(
 		oneOf("statusWrite", string(s.StatusWrite), string(StatusOnChange), string(StatusAlways)),
-		oneOf("notReady", string(s.NotReady), string(NotReadyRequeueAfter), string(NotReadyError)),
+		oneOf("notReady", string(s.NotReady), string(NotReadyRequeueAfter), string(NotReadyError), string(NotReadyRequeueTrue)),
 		oneOf("statusFrom", string(s.StatusFrom), string(StatusFromLatest), string(StatusFromCache), string(StatusFromApply)),
 		oneOf("childWrite", string(s.ChildWrite), string(ChildGetThenBranch), string(ChildBlind), string(ChildApply)),
 		oneOf("afterCreate", string(s.AfterCreate), string(AfterCreateTrust), string(AfterCreateReadBack), string(AfterCreateSleep)),
 		oneOf("periodic", string(s.Periodic), string(PeriodicNone), string(PeriodicShort), string(PeriodicLong)),
+		oneOf("queueKind", string(s.QueueKind), string(workqueue.Priority), string(workqueue.Classic)),
 		workersInRange(s.Workers),
 	)
 }

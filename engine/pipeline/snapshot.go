@@ -56,11 +56,13 @@ type DeliveryState struct {
 
 // RunState is a reconcile in progress; its next beat is Due ms from now.
 type RunState struct {
-	Worker     int                    `json:"worker"`
-	Name       string                 `json:"name"`
-	Started    int64                  `json:"started"`
-	Phase      string                 `json:"phase"`
-	Due        int64                  `json:"due"`
+	Worker  int    `json:"worker"`
+	Name    string `json:"name"`
+	Started int64  `json:"started"`
+	Phase   string `json:"phase"`
+	Due     int64  `json:"due"`
+	// Priority is the queue priority the key was handed out at.
+	Priority   int                    `json:"priority,omitempty"`
 	Observed   ObservedState          `json:"observed"`
 	Obj        apiserver.ObjectState  `json:"obj"`
 	Child      *apiserver.ObjectState `json:"child,omitempty"`
@@ -133,6 +135,7 @@ func (w *World) Snapshot() Snapshot {
 			continue
 		}
 		rs := RunState{Worker: r.worker, Name: r.name, Started: ms(r.started), Phase: string(r.phase), Due: ms(r.due - w.now),
+			Priority: r.priority,
 			Observed: observedState(r.obs), Obj: apiserver.Encode(r.obj), Dependency: r.dependency,
 			Action: string(r.action), Status: string(r.status)}
 		if r.hasChild {
@@ -166,6 +169,9 @@ func restore(s Snapshot) (*World, error) {
 	}
 	if s.Now < 0 || s.Now > ms(MaxClock) {
 		return nil, fmt.Errorf("time %d out of range", s.Now)
+	}
+	if s.Settings.QueueKind == "" {
+		s = withQueueKind(s)
 	}
 	if err := s.Settings.Validate(); err != nil {
 		return nil, err
@@ -207,6 +213,36 @@ func restore(s Snapshot) (*World, error) {
 		}
 	}
 	return w, nil
+}
+
+// withQueueKind gives a snapshot written before the queue kind was a
+// setting (by a build whose controller always ran client-go's queue) its
+// kind. With the controller off there is no queue to keep: the setting takes
+// its default, the priority queue, which the next start will make. With the
+// controller on, the snapshot holds a classic queue; it becomes a priority
+// queue if nothing in it is the classic queue's alone (workqueue.Snapshot's
+// AsPriority: no key both queued and waiting, the bucket full), and stays
+// classic otherwise, rather than lose a wait or the bucket's debt.
+func withQueueKind(s Snapshot) Snapshot {
+	if s.Controller == nil {
+		s.Settings.QueueKind = workqueue.Priority
+		return s
+	}
+	// The old build's queue; a priority queue here is not one it wrote, and
+	// the kinds' mismatch refuses it.
+	s.Settings.QueueKind = workqueue.Classic
+	if s.Controller.Queue.Priority {
+		return s
+	}
+	c := *s.Controller
+	q, ok := c.Queue.AsPriority()
+	if !ok {
+		return s
+	}
+	c.Queue = q
+	s.Controller = &c
+	s.Settings.QueueKind = workqueue.Priority
+	return s
 }
 
 // checkWorld checks what the demo's objects must be: Apps among AppNames
@@ -314,7 +350,8 @@ func restoreRow(r ReportState, now time.Duration) (ReportRow, error) {
 	// The result and the requeue decision go together, as finish makes them.
 	switch {
 	case r.Result == "error" && r.Requeue == string(RequeueBackoff) && r.Reason != "":
-	case r.Result == "requeue_after" && r.Requeue == string(RequeueAfter) && r.Reason == "" && r.RequeueIn > 0:
+	case r.Result == "requeue" && r.Requeue == string(RequeueBackoff) && r.Reason == "":
+	case r.Result == "requeue_after" && r.Requeue == string(RequeueAfter) && r.Reason == "":
 	case r.Result == "success" && r.Requeue == string(RequeueNone) && r.Reason == "" && r.RequeueIn == 0:
 	default:
 		return bad()
@@ -384,10 +421,13 @@ func restoreController(cs ControllerState, w *World, store []apiserver.Object) (
 	if err != nil {
 		return nil, err
 	}
+	if q.Kind() != w.settings.QueueKind {
+		return nil, fmt.Errorf("a %s queue under queueKind %s", q.Kind(), w.settings.QueueKind)
+	}
 	c.queue = q
 	for _, k := range q.Keys() {
-		if !validKey(k.Key) {
-			return nil, fmt.Errorf("queue key %q", k.Key)
+		if !validKey(k.Key) || !validPriority(k.Priority) {
+			return nil, fmt.Errorf("queue key %q at priority %d", k.Key, k.Priority)
 		}
 	}
 	for _, rs := range cs.Runs {
@@ -402,6 +442,9 @@ func restoreController(cs ControllerState, w *World, store []apiserver.Object) (
 		if !q.State(r.key).Processing {
 			return nil, fmt.Errorf("%s on worker %d is not processing in the queue", r.key, r.worker)
 		}
+		if r.priority != 0 && q.Kind() == workqueue.Classic {
+			return nil, fmt.Errorf("%s on worker %d has a priority on the classic queue", r.key, r.worker)
+		}
 	}
 	if c.busy() != q.Processing() {
 		return nil, errors.New("the queue processes keys no worker holds")
@@ -411,6 +454,10 @@ func restoreController(cs ControllerState, w *World, store []apiserver.Object) (
 	}
 	return c, nil
 }
+
+// validPriority: the controller's adds are at the default priority or,
+// for the initial list and resyncs, at workqueue.LowPriority.
+func validPriority(p int) bool { return p == 0 || p == workqueue.LowPriority }
 
 // stored reports whether o could be stored: an object being deleted keeps
 // at least one finalizer, or it is removed.
@@ -449,6 +496,9 @@ func restoreRun(rs RunState, w *World, rv int64) (*run, error) {
 	if !ok || rs.Due < 1 || rs.Due > ms(max) {
 		return nil, bad("phase or due time")
 	}
+	if !validPriority(rs.Priority) {
+		return nil, bad("priority")
+	}
 	if p == phaseExternal && !(w.settings.SlowObject && rs.Name == SlowApp) ||
 		p == phaseReadBack && w.settings.AfterCreate != AfterCreateSleep {
 		return nil, bad("a phase these settings never reach")
@@ -462,7 +512,7 @@ func restoreRun(rs RunState, w *World, rv int64) (*run, error) {
 		return nil, bad("its App")
 	}
 	r := &run{key: apiserver.Namespace + "/" + rs.Name, name: rs.Name, worker: rs.Worker, started: fromMs(rs.Started),
-		phase: p, due: w.now + fromMs(rs.Due), found: true, obs: obs, obj: obj, dependency: rs.Dependency,
+		phase: p, due: w.now + fromMs(rs.Due), priority: rs.Priority, found: true, obs: obs, obj: obj, dependency: rs.Dependency,
 		action: Action(rs.Action), status: StatusOutcome(rs.Status)}
 	if rs.Child != nil {
 		ch, err := apiserver.Decode(*rs.Child, w.now, rv)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 )
 
 // scenes are states worth a snapshot: every phase of a reconcile, events on
@@ -61,6 +62,40 @@ func scenes(t *testing.T) map[string]*World {
 	add("backlog", func(w *World) {
 		for w.EditApp("app-1") == nil {
 		}
+	})
+	add("classic backoff", func(w *World) {
+		mustNil(t, w.SetQueueKind(workqueue.Classic))
+		mustNil(t, w.SetTrap(TrapAlreadyExists, true))
+		w.Advance(20 * time.Second)
+	})
+	add("classic, ready and waiting", func(w *World) {
+		mustNil(t, w.SetQueueKind(workqueue.Classic))
+		w.Advance(time.Second)
+		mustNil(t, w.SetDependency(false))
+		w.Advance(WatchDelay)
+		w.Step()
+		w.Advance(time.Second)
+		mustNil(t, w.CreateApp("app-2"))
+		mustNil(t, w.EditApp("app-1"))
+		w.Advance(WatchDelay)
+	})
+	add("listed at low priority", func(w *World) {
+		w.SetController(false)
+		mustNil(t, w.CreateApp("app-2"))
+		mustNil(t, w.CreateApp("app-3"))
+		w.SetController(true)
+		mustNil(t, w.EditApp("app-3"))
+		w.Advance(WatchDelay + 50*ms1)
+	})
+	add("requeue true", func(w *World) {
+		mustNil(t, w.SetNotReady(NotReadyRequeueTrue))
+		mustNil(t, w.SetSecretWatch(true))
+		mustNil(t, w.SetDependency(false))
+		w.Advance(3 * time.Second)
+	})
+	add("child edited", func(w *World) {
+		mustNil(t, w.EditChild("app-1"))
+		w.Advance(WatchDelay + ActDelay + 50*ms1)
 	})
 	return out
 }
@@ -194,6 +229,22 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 		"controller off with runs": {"terminating", func(s *Snapshot) {
 			s.Controller = &ControllerState{}
 		}},
+		"queue kind unknown":      {"start", func(s *Snapshot) { s.Settings.QueueKind = "fifo" }},
+		"queue of the other kind": {"start", func(s *Snapshot) { s.Settings.QueueKind = workqueue.Classic }},
+		"classic queue with items": {"classic backoff", func(s *Snapshot) {
+			ctrl(s).Queue.Items = []workqueue.ItemState{{Key: "default/app-1"}}
+		}},
+		"queue priority not ours": {"listed at low priority", func(s *Snapshot) {
+			for i := range ctrl(s).Queue.Items {
+				ctrl(s).Queue.Items[i].Priority = 5
+			}
+		}},
+		"run priority not ours": {"listed at low priority", func(s *Snapshot) { ctrl(s).Runs[0].Priority = 3 }},
+		"run priority on classic": {"classic, ready and waiting", func(s *Snapshot) {
+			ctrl(s).Runs[0].Priority = workqueue.LowPriority
+		}},
+		"requeue row with a reason": {"requeue true", func(s *Snapshot) { s.Report[0].Reason = ReasonTimeout }},
+		"requeue row not backoff":   {"requeue true", func(s *Snapshot) { s.Report[0].Requeue = string(RequeueAfter) }},
 	}
 	sc := scenes(t)
 	for name, tc := range cases {
@@ -219,5 +270,26 @@ func TestRestoreRefusesForgedSnapshots(t *testing.T) {
 				t.Fatalf("error %q", err)
 			}
 		})
+	}
+}
+
+// TestNewScenesHoldWhatTheirNamesSay, so that the forgeries above mutate
+// what they mean to.
+func TestNewScenesHoldWhatTheirNamesSay(t *testing.T) {
+	sc := scenes(t)
+	if s := sc["classic, ready and waiting"].Snapshot(); s.Settings.QueueKind != workqueue.Classic ||
+		len(s.Controller.Queue.Ready) != 1 || len(s.Controller.Queue.Waiting) != 1 ||
+		s.Controller.Queue.Ready[0] != s.Controller.Queue.Waiting[0].Key {
+		t.Fatalf("classic, ready and waiting: %+v", s.Controller.Queue)
+	}
+	if s := sc["listed at low priority"].Snapshot(); s.Controller.Runs[0].Priority != workqueue.LowPriority ||
+		!reflect.DeepEqual(s.Controller.Queue.Ready, []string{"default/app-3", "default/app-2"}) {
+		t.Fatalf("listed at low priority: %+v %+v", s.Controller.Runs, s.Controller.Queue)
+	}
+	if r := sc["requeue true"].Report()[0]; r.Result != "requeue" || r.Requeue != RequeueBackoff {
+		t.Fatalf("requeue true: %+v", r)
+	}
+	if r := sc["child edited"].Workers()[0]; !r.Busy || r.Observed.Child != ChildDiffers {
+		t.Fatalf("child edited: %+v", r)
 	}
 }

@@ -375,7 +375,8 @@ func TestStepWithPredicateAndNoChildReconcilesNothing(t *testing.T) {
 }
 
 // TestResultMapping is reconcileHandler's switch: error → AddRateLimited;
-// RequeueAfter → Forget, AddAfter; success → Forget; then Done.
+// RequeueAfter → Forget, AddAfter; Requeue → AddRateLimited; success →
+// Forget; then Done.
 func TestResultMapping(t *testing.T) {
 	cases := []struct {
 		name        string
@@ -389,6 +390,8 @@ func TestResultMapping(t *testing.T) {
 	}{
 		{"error", Result{RequeueAfter: time.Hour}, reconcileError{ReasonTimeout}, "error", RequeueBackoff, 3, true, 20 * ms1},
 		{"requeue after", Result{RequeueAfter: 5 * time.Second}, nil, "requeue_after", RequeueAfter, 0, true, 5 * time.Second},
+		{"requeue", Result{Requeue: true}, nil, "requeue", RequeueBackoff, 3, true, 20 * ms1},
+		{"requeue after wins over requeue", Result{Requeue: true, RequeueAfter: time.Second}, nil, "requeue_after", RequeueAfter, 0, true, time.Second},
 		{"success", Result{}, nil, "success", RequeueNone, 0, false, 0},
 	}
 	for _, tc := range cases {

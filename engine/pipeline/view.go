@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
+	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
 )
 
 // Settings returns the controller's settings.
@@ -64,6 +65,11 @@ type QueueKey struct {
 	DueIn                             time.Duration
 	// Failures is NumRequeues: failures since the key was last Forgotten.
 	Failures int
+	// Priority is the priority it is queued at on the priority queue:
+	// workqueue.LowPriority for the initial list's and the resyncs' adds,
+	// else 0 (always 0 on the classic queue). A key on a worker carries the
+	// priority it was handed out at, with which it will be requeued.
+	Priority int
 	// Worker is the worker processing it, 0 if none.
 	Worker int
 }
@@ -78,7 +84,7 @@ func (w *World) Queue() []QueueKey {
 	var out []QueueKey
 	for _, k := range c.queue.Keys() {
 		q := QueueKey{Key: k.Key, Ready: k.Ready, Processing: k.Processing, Dirty: k.Dirty, Waiting: k.Waiting,
-			DueIn: max(k.DueIn-w.frac, 0), Failures: k.Requeues}
+			DueIn: max(k.DueIn-w.frac, 0), Failures: k.Requeues, Priority: k.Priority}
 		switch {
 		case k.Processing:
 			q.State = "processing"
@@ -92,11 +98,35 @@ func (w *World) Queue() []QueueKey {
 		for _, r := range c.workers {
 			if r != nil && r.key == k.Key {
 				q.Worker = r.worker
+				if !k.Dirty && !k.Waiting {
+					q.Priority = r.priority
+				}
 			}
 		}
 		out = append(out, q)
 	}
 	return out
+}
+
+// QueueKind returns the kind of the controller's workqueue (the setting;
+// the running queue is of that kind).
+func (w *World) QueueKind() workqueue.Kind { return w.settings.QueueKind }
+
+// RateLimiter is the rate limiter panel: the limiter's kind
+// (workqueue.LimiterItemExponential on the priority queue,
+// workqueue.LimiterMaxOf on the classic queue), on the classic queue the
+// bucket's tokens (of workqueue.BucketBurst), and every failing key with its
+// failures and the delay its next failure would get (RequeueIn and the
+// queue's DueIn say what it waits now). While the controller is off, the
+// limiter it will start with, empty.
+type RateLimiter = workqueue.LimiterView
+
+// RateLimiter returns the rate limiter panel's state.
+func (w *World) RateLimiter() RateLimiter {
+	if w.ctrl == nil {
+		return newQueue(w.settings.QueueKind).Limiter()
+	}
+	return w.ctrl.queue.Limiter()
 }
 
 // ReadyOrder returns the ready keys in the order workers will take them.
@@ -120,6 +150,8 @@ type WorkerView struct {
 	// it has done so far.
 	Observed Observed
 	Action   Action
+	// Priority is the queue priority the key was handed out at.
+	Priority int
 }
 
 // Workers returns each worker (MaxConcurrentReconciles of them); nil while
@@ -134,7 +166,7 @@ func (w *World) Workers() []WorkerView {
 		out[i] = WorkerView{Worker: i + 1}
 		if r != nil {
 			out[i] = WorkerView{Worker: r.worker, Busy: true, Key: r.key, Phase: string(r.phase), Started: r.started,
-				DueIn: max(r.due-w.now-w.frac, 0), Observed: r.obs, Action: r.action}
+				DueIn: max(r.due-w.now-w.frac, 0), Observed: r.obs, Action: r.action, Priority: r.priority}
 		}
 	}
 	return out

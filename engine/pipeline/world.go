@@ -104,7 +104,7 @@ type World struct {
 type Completion struct {
 	Key    string
 	Worker int
-	Result string // a ReconcileTotal label: success, error, requeue_after
+	Result string // a ReconcileTotal label: success, error, requeue, requeue_after
 	Reason string // why it failed, if it did
 	Took   time.Duration
 }

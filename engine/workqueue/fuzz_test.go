@@ -247,7 +247,9 @@ func checkQueue(t *testing.T, q *Queue) {
 	if d, ok := q.NextReady(); ok != (len(q.waiting) > 0) || ok && d <= 0 {
 		t.Fatalf("NextReady() = %v, %v with %d waiting", d, ok, len(q.waiting))
 	}
-	if c := q.limiter.creditAt(q.now); c > bucketFull || c < -MaxDelay {
+	if q.kind == Priority {
+		checkPriority(t, q)
+	} else if c := q.limiter.creditAt(q.now); c > bucketFull || c < -MaxDelay {
 		t.Fatalf("bucket credit %v out of bounds", c)
 	}
 	s := q.Snapshot()

@@ -2,8 +2,11 @@ package workqueue
 
 import "time"
 
-// The rate limiter's parameters: client-go's DefaultControllerRateLimiter,
-// which controller-runtime uses unless told otherwise.
+// The rate limiters' parameters. The classic queue's limiter is client-go's
+// DefaultControllerRateLimiter (the exponential and the bucket, whichever
+// waits longer); the priority queue's is the exponential alone, as
+// controller-runtime's controller.NewTypedUnmanaged gives it when
+// UsePriorityQueue is on (the default since v0.23).
 const (
 	// BaseDelay is the first wait of a failing key; each further failure
 	// doubles it (ItemExponentialFailureRateLimiter).
@@ -25,11 +28,25 @@ const tokenCost = time.Second / BucketQPS
 // bucketFull is a full bucket's credit: BucketBurst tokens.
 const bucketFull = BucketBurst * tokenCost
 
-// limiter is the max of the per-key exponential limiter and the shared
-// bucket. The bucket is kept as credit in refill time (100 ms a token), which
-// is golang.org/x/time/rate's token count times the token cost, in integers
-// so that virtual time stays exact.
+// The limiters' kinds, as the page names them.
+const (
+	// LimiterItemExponential is ItemExponentialFailureRateLimiter alone:
+	// the priority queue's default.
+	LimiterItemExponential = "item-exponential"
+	// LimiterMaxOf is MaxOfRateLimiter(ItemExponentialFailureRateLimiter,
+	// BucketRateLimiter): client-go's DefaultControllerRateLimiter, the
+	// classic queue's.
+	LimiterMaxOf = "max-of"
+)
+
+// limiter is the per-key exponential limiter, and with bucket the max of it
+// and the shared bucket. The bucket is kept as credit in refill time (100 ms
+// a token), which is golang.org/x/time/rate's token count times the token
+// cost, in integers so that virtual time stays exact.
 type limiter struct {
+	// bucket: the shared token bucket takes part (max-of); without it the
+	// credit stays zero and unused.
+	bucket bool
 	// failures counts each key's failures since it was last Forgotten; keys
 	// without failures are absent.
 	failures map[string]int
@@ -40,15 +57,39 @@ type limiter struct {
 	last   time.Duration
 }
 
-func newLimiter() limiter {
-	return limiter{failures: map[string]int{}, credit: bucketFull}
+func newLimiter(bucket bool) limiter {
+	l := limiter{bucket: bucket, failures: map[string]int{}}
+	if bucket {
+		l.credit = bucketFull
+	}
+	return l
 }
 
 // when counts one failure for key and returns how long it should wait.
 func (l *limiter) when(key string, now time.Duration) time.Duration {
 	exp := l.failures[key]
 	l.failures[key] = min(exp+1, MaxRequeues)
+	if !l.bucket {
+		return backoff(exp)
+	}
 	return max(backoff(exp), l.reserve(now))
+}
+
+// next is what when would return for key now, without counting a failure
+// or taking a token.
+func (l *limiter) next(key string, now time.Duration) time.Duration {
+	d := backoff(l.failures[key])
+	if l.bucket {
+		d = max(d, min(tokenCost-l.creditAt(now), MaxDelay))
+	}
+	return d
+}
+
+func (l *limiter) kind() string {
+	if l.bucket {
+		return LimiterMaxOf
+	}
+	return LimiterItemExponential
 }
 
 // backoff is BaseDelay·2^exp, capped at MaxDelay.

@@ -24,22 +24,39 @@ const (
 // milliseconds relative to the queue's clock; a sub-millisecond remainder is
 // rounded up for waiting keys (never ready early) and down for the bucket
 // (never more tokens than there were).
+//
+// A classic queue's snapshot has no Priority and no Items: it is the format
+// written before the priority queue existed, so those snapshots restore as
+// the classic queue they were.
 type Snapshot struct {
+	// Priority: the queue is the priority queue (NewPriority).
+	Priority bool `json:"priority,omitempty"`
 	// Ready is the ready keys in hand-out order.
 	Ready []string `json:"ready,omitempty"`
 	// Processing is the keys handed out and not Done, sorted by key.
 	Processing []ProcessingState `json:"processing,omitempty"`
 	// Waiting is the waiting keys in the order their waits began, which
 	// breaks ties between equal ready times (a wait moved earlier keeps its
-	// place).
+	// place; on the priority queue, a raised priority takes a new place).
 	Waiting []WaitingState `json:"waiting,omitempty"`
+	// Items is, on the priority queue only, every key that is queued
+	// (ready, dirty while processing, or waiting) with its priority, in
+	// order: the order that breaks ties between keys of one priority.
+	Items []ItemState `json:"items,omitempty"`
 	// Failures is every key with failures, sorted by key.
 	Failures []FailureState `json:"failures,omitempty"`
-	// BucketMs is the token bucket's credit: 100 ms per token, 10000 when
-	// full, negative when adds wait for tokens.
-	BucketMs int64 `json:"bucketMs"`
+	// BucketMs is the classic queue's token bucket's credit: 100 ms per
+	// token, 10000 when full, negative when adds wait for tokens. The
+	// priority queue has no bucket: 0.
+	BucketMs int64 `json:"bucketMs,omitempty"`
 	Retries  int64 `json:"retries,omitempty"`
 	Adds     int64 `json:"adds,omitempty"`
+}
+
+// ItemState is one queued key of the priority queue and its priority.
+type ItemState struct {
+	Key      string `json:"key"`
+	Priority int    `json:"priority,omitempty"`
 }
 
 // ProcessingState is one key being processed; Dirty if added again since.
@@ -63,10 +80,13 @@ type FailureState struct {
 // Snapshot returns the queue's snapshot.
 func (q *Queue) Snapshot() Snapshot {
 	s := Snapshot{
+		Priority: q.kind == Priority,
 		Ready:    q.Ready(),
-		BucketMs: floorMs(q.limiter.creditAt(q.now)),
 		Retries:  q.retries,
 		Adds:     q.adds,
+	}
+	if q.limiter.bucket {
+		s.BucketMs = floorMs(q.limiter.creditAt(q.now))
 	}
 	if len(s.Ready) == 0 {
 		s.Ready = nil
@@ -84,6 +104,23 @@ func (q *Queue) Snapshot() Snapshot {
 		s.Failures = append(s.Failures, FailureState{Key: k, N: n})
 	}
 	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Key < s.Failures[j].Key })
+	if q.kind == Priority {
+		type placed struct {
+			ItemState
+			order int64
+		}
+		var all []placed
+		for k, it := range q.items {
+			all = append(all, placed{ItemState{Key: k, Priority: it.priority}, it.order})
+		}
+		for k, w := range q.waitingFor {
+			all = append(all, placed{ItemState{Key: k, Priority: w.priority}, w.seq})
+		}
+		sort.Slice(all, func(i, j int) bool { return all[i].order < all[j].order })
+		for _, p := range all {
+			s.Items = append(s.Items, p.ItemState)
+		}
+	}
 	return s
 }
 
@@ -103,78 +140,153 @@ func floorMs(d time.Duration) int64 {
 // bound. It returns an error, and no queue, for any snapshot Snapshot could
 // not have written.
 func Restore(s Snapshot) (*Queue, error) {
+	q, err := restore(s)
+	if err != nil {
+		return nil, fmt.Errorf("restore queue: %w", err)
+	}
+	return q, nil
+}
+
+func restore(s Snapshot) (*Queue, error) {
 	keys := map[string]bool{}
 	check := func(what, k string) error {
 		if err := validKey(k); err != nil {
-			return fmt.Errorf("restore queue: %s: %w", what, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		keys[k] = true
 		if len(keys) > MaxKeys {
-			return fmt.Errorf("restore queue: more than %d keys", MaxKeys)
+			return fmt.Errorf("more than %d keys", MaxKeys)
 		}
 		return nil
 	}
 	q := New()
+	if s.Priority {
+		q = NewPriority()
+	}
+	// The priority queue's items, numbered in order from 1.
+	items := map[string]item{}
+	for i, it := range s.Items {
+		if !s.Priority {
+			return nil, errors.New("items on the classic queue")
+		}
+		if err := check("items", it.Key); err != nil {
+			return nil, err
+		}
+		if _, dup := items[it.Key]; dup {
+			return nil, fmt.Errorf("%q queued twice", it.Key)
+		}
+		if it.Priority < -MaxPriority || it.Priority > MaxPriority {
+			return nil, fmt.Errorf("%q at priority %d, out of range", it.Key, it.Priority)
+		}
+		items[it.Key] = item{priority: it.Priority, order: int64(i + 1)}
+	}
+	// dirty marks k dirty, with its item on the priority queue.
+	dirty := func(k string) error {
+		q.dirty[k] = true
+		if !s.Priority {
+			return nil
+		}
+		it, ok := items[k]
+		if !ok {
+			return fmt.Errorf("%q queued without an item", k)
+		}
+		q.items[k] = &it
+		return nil
+	}
 	for _, k := range s.Ready {
 		if err := check("ready", k); err != nil {
 			return nil, err
 		}
 		if q.dirty[k] {
-			return nil, fmt.Errorf("restore queue: %q ready twice", k)
+			return nil, fmt.Errorf("%q ready twice", k)
 		}
-		q.dirty[k] = true
+		if err := dirty(k); err != nil {
+			return nil, err
+		}
 		q.queue = append(q.queue, k)
+	}
+	for i := 1; s.Priority && i < len(q.queue); i++ {
+		if !q.before(q.queue[i-1], q.queue[i]) {
+			return nil, errors.New("ready keys not in priority order")
+		}
 	}
 	for i, p := range s.Processing {
 		if err := check("processing", p.Key); err != nil {
 			return nil, err
 		}
 		if i > 0 && s.Processing[i-1].Key >= p.Key {
-			return nil, errors.New("restore queue: processing keys not sorted and unique")
+			return nil, errors.New("processing keys not sorted and unique")
 		}
 		if q.dirty[p.Key] {
-			return nil, fmt.Errorf("restore queue: %q both ready and processing", p.Key)
+			return nil, fmt.Errorf("%q both ready and processing", p.Key)
 		}
 		q.processing[p.Key] = true
 		if p.Dirty {
-			q.dirty[p.Key] = true
+			if err := dirty(p.Key); err != nil {
+				return nil, err
+			}
 		}
 	}
+	var lastOrder int64
 	for _, w := range s.Waiting {
 		if err := check("waiting", w.Key); err != nil {
 			return nil, err
 		}
 		if _, dup := q.waitingFor[w.Key]; dup {
-			return nil, fmt.Errorf("restore queue: %q waits twice", w.Key)
+			return nil, fmt.Errorf("%q waits twice", w.Key)
 		}
 		if w.DueMs < 1 || w.DueMs > int64(maxWait/time.Millisecond) {
-			return nil, fmt.Errorf("restore queue: %q due in %d ms, out of range", w.Key, w.DueMs)
+			return nil, fmt.Errorf("%q due in %d ms, out of range", w.Key, w.DueMs)
 		}
-		at := time.Duration(w.DueMs) * time.Millisecond
-		q.seq++
-		wf := &waitFor{key: w.Key, readyAt: at, seq: q.seq, index: len(q.waiting)}
+		wf := &waitFor{key: w.Key, readyAt: time.Duration(w.DueMs) * time.Millisecond, index: len(q.waiting)}
+		if s.Priority {
+			it, ok := items[w.Key]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("%q waits without an item", w.Key)
+			case q.dirty[w.Key]:
+				return nil, fmt.Errorf("%q both dirty and waiting", w.Key)
+			case it.order < lastOrder:
+				return nil, errors.New("waiting keys not in order")
+			}
+			wf.priority, wf.seq, lastOrder = it.priority, it.order, it.order
+		} else {
+			q.seq++
+			wf.seq = q.seq
+		}
 		q.waiting = append(q.waiting, wf)
 		q.waitingFor[w.Key] = wf
 	}
 	heap.Init(&q.waiting)
+	if s.Priority {
+		if len(items) != len(q.dirty)+len(q.waiting) {
+			return nil, errors.New("items that are neither dirty nor waiting")
+		}
+		q.seq = int64(len(items))
+	}
 	for i, f := range s.Failures {
 		if err := check("failures", f.Key); err != nil {
 			return nil, err
 		}
 		if i > 0 && s.Failures[i-1].Key >= f.Key {
-			return nil, errors.New("restore queue: failures not sorted and unique")
+			return nil, errors.New("failures not sorted and unique")
 		}
 		if f.N < 1 || f.N > MaxRequeues {
-			return nil, fmt.Errorf("restore queue: %q has %d failures, out of range", f.Key, f.N)
+			return nil, fmt.Errorf("%q has %d failures, out of range", f.Key, f.N)
 		}
 		q.limiter.failures[f.Key] = f.N
 	}
-	if s.BucketMs < -int64(MaxDelay/time.Millisecond) || s.BucketMs > int64(bucketFull/time.Millisecond) {
-		return nil, fmt.Errorf("restore queue: bucket %d ms out of range", s.BucketMs)
+	switch {
+	case s.Priority && s.BucketMs != 0:
+		return nil, errors.New("a bucket on the priority queue")
+	case s.BucketMs < -int64(MaxDelay/time.Millisecond) || s.BucketMs > int64(bucketFull/time.Millisecond):
+		return nil, fmt.Errorf("bucket %d ms out of range", s.BucketMs)
 	}
-	q.limiter.credit = time.Duration(s.BucketMs) * time.Millisecond
+	if q.limiter.bucket {
+		q.limiter.credit = time.Duration(s.BucketMs) * time.Millisecond
+	}
 	if s.Retries < 0 || s.Retries > MaxCounter || s.Adds < 0 || s.Adds > MaxCounter {
-		return nil, errors.New("restore queue: counters out of range")
+		return nil, errors.New("counters out of range")
 	}
 	q.retries, q.adds = s.Retries, s.Adds
 	return q, nil
@@ -192,4 +304,38 @@ func validKey(k string) error {
 		}
 	}
 	return nil
+}
+
+// AsPriority returns the snapshot of a priority queue in the state the
+// classic queue's snapshot s describes, and true; or false when s holds what
+// the priority queue cannot: a key both queued (ready, or dirty while
+// processing) and waiting. Every key keeps its place at the default
+// priority (ready keys in their order, then dirty ones, then waiting ones in
+// the order their waits began), and its failures; the bucket is dropped, as
+// the priority queue has none. A snapshot of the priority queue is returned
+// as it is.
+func (s Snapshot) AsPriority() (Snapshot, bool) {
+	if s.Priority {
+		return s, true
+	}
+	out := Snapshot{Priority: true, Ready: s.Ready, Processing: s.Processing, Waiting: s.Waiting,
+		Failures: s.Failures, Retries: s.Retries, Adds: s.Adds}
+	queued := map[string]bool{}
+	for _, k := range s.Ready {
+		queued[k] = true
+		out.Items = append(out.Items, ItemState{Key: k})
+	}
+	for _, p := range s.Processing {
+		if p.Dirty {
+			queued[p.Key] = true
+			out.Items = append(out.Items, ItemState{Key: p.Key})
+		}
+	}
+	for _, w := range s.Waiting {
+		if queued[w.Key] {
+			return Snapshot{}, false
+		}
+		out.Items = append(out.Items, ItemState{Key: w.Key})
+	}
+	return out, true
 }

@@ -20,6 +20,12 @@ type KeyState struct {
 	DueIn   time.Duration
 	// Requeues is NumRequeues: failures since the key was last Forgotten.
 	Requeues int
+	// Priority is the priority the key is queued at (ready, dirty or
+	// waiting) on the priority queue: 0, or LowPriority for the initial
+	// list's and the resyncs' adds. Always 0 on the classic queue, and for a
+	// key that is only processing (its priority went with it to the worker:
+	// GetWithPriority).
+	Priority int
 }
 
 // Keys returns every key the queue knows (ready, processing, waiting or with
@@ -60,7 +66,10 @@ func (q *Queue) State(key string) KeyState {
 	s.Dirty = s.Processing && q.dirty[key]
 	s.Ready = !s.Processing && q.dirty[key]
 	if w, ok := q.waitingFor[key]; ok {
-		s.Waiting, s.DueIn = true, w.readyAt-q.now
+		s.Waiting, s.DueIn, s.Priority = true, w.readyAt-q.now, w.priority
+	}
+	if it, ok := q.items[key]; ok {
+		s.Priority = it.priority
 	}
 	return s
 }
@@ -83,11 +92,55 @@ func (q *Queue) Retries() int64 { return q.retries }
 // dirty (not those that collapsed into one already there).
 func (q *Queue) Adds() int64 { return q.adds }
 
-// BucketTokens returns the shared token bucket's tokens now, in whole
-// tokens: BucketBurst when full, negative when adds wait for it.
+// BucketTokens returns the classic queue's shared token bucket's tokens
+// now, in whole tokens: BucketBurst when full, negative when adds wait for
+// it. The priority queue has no bucket: 0.
 func (q *Queue) BucketTokens() int {
+	if !q.limiter.bucket {
+		return 0
+	}
 	return int(q.limiter.creditAt(q.now) / tokenCost)
 }
+
+// LimiterView is the rate limiter as a panel shows it.
+type LimiterView struct {
+	// Kind is LimiterItemExponential (the priority queue's) or LimiterMaxOf
+	// (the classic queue's).
+	Kind string
+	// Bucket: the shared token bucket takes part (LimiterMaxOf only); Tokens
+	// is BucketTokens, of BucketBurst.
+	Bucket bool
+	Tokens int
+	// Keys is every key with failures, sorted by key.
+	Keys []LimitedKey
+}
+
+// LimitedKey is one failing key in the rate limiter.
+type LimitedKey struct {
+	Key string
+	// Failures is NumRequeues: failures since the key was last Forgotten.
+	Failures int
+	// NextDelay is the wait the key's next failure would get if it came
+	// now: BaseDelay·2^Failures capped at MaxDelay, and on the classic
+	// queue the bucket's wait for a token if that is longer. (The wait the
+	// key is serving now, if any, is its KeyState's DueIn.)
+	NextDelay time.Duration
+}
+
+// Limiter returns the rate limiter's state: its kind, the bucket, and every
+// failing key with its failures and next delay.
+func (q *Queue) Limiter() LimiterView {
+	v := LimiterView{Kind: q.limiter.kind(), Bucket: q.limiter.bucket, Tokens: q.BucketTokens()}
+	for k, n := range q.limiter.failures {
+		v.Keys = append(v.Keys, LimitedKey{Key: k, Failures: n, NextDelay: q.limiter.next(k, q.now)})
+	}
+	sort.Slice(v.Keys, func(i, j int) bool { return v.Keys[i].Key < v.Keys[j].Key })
+	return v
+}
+
+// NextDelay is the wait key's next AddRateLimited would get now, without
+// counting a failure.
+func (q *Queue) NextDelay(key string) time.Duration { return q.limiter.next(key, q.now) }
 
 // Waiting returns the waiting keys in the order they will become ready.
 func (q *Queue) Waiting() []KeyState {

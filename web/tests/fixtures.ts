@@ -247,11 +247,43 @@ export async function startServer(port: number, env: Record<string, string> = {}
   return s;
 }
 
-/** Kills every server startServer started (for test.afterAll). */
+const LAB = path.resolve(__dirname, '..', '..', 'bin', 'roomlab');
+
+/**
+ * Starts ../bin/roomlab (cmd/roomlab: an embedded nats-server, two replicas
+ * joined by it, and a reverse proxy routing by the cookie replica=a|b) on
+ * port with env added to the replicas', and waits until both are ready.
+ * POST /_lab/kill?replica=a kills one. stopServers stops it.
+ */
+export async function startLab(port: number, env: Record<string, string> = {}): Promise<Server> {
+  const proc = spawn(LAB, [], {
+    env: { ...process.env, ADDR: `127.0.0.1:${port}`, BIN: BIN, SESSION_TTL: '2m', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  proc.stdout!.on('data', (d) => output.push(String(d)));
+  proc.stderr!.on('data', (d) => output.push(String(d)));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const s = { proc, exited, output };
+  servers.push(s);
+  await expect.poll(async () => {
+    if (proc.exitCode !== null) throw new Error(`roomlab exited with ${proc.exitCode}: ${output.join('')}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/_lab/ready`)).status;
+    } catch {
+      return 0;
+    }
+  }, { timeout: 15_000, message: `roomlab on ${port} ready` }).toBe(200);
+  return s;
+}
+
+/** Kills every server startServer or startLab started (for test.afterAll). */
 export async function stopServers() {
   for (const s of servers.splice(0)) {
     if (s.proc.exitCode === null && s.proc.signalCode === null) {
-      s.proc.kill('SIGKILL');
+      // roomlab stops its replicas and NATS on SIGTERM; a server has no
+      // need to drain here.
+      s.proc.kill(s.proc.spawnfile === LAB ? 'SIGTERM' : 'SIGKILL');
       await s.exited;
     }
   }

@@ -41,10 +41,19 @@ async function until(button: Locator, check: () => Promise<boolean>) {
   }).toPass({ timeout: 30_000 });
 }
 
-/** Presses a one-button switch and waits for the value it flipped to. */
+/** Presses a one-button switch (or a cycle, such as not-ready-as's three
+ *  values) until it shows want, waiting for each press to change it. */
 async function flip(d: Locator, testid: string, want: string, attr = 'data-value') {
   const el = d.getByTestId(testid);
-  await until(el, async () => (await el.getAttribute(attr)) === want);
+  await expect(async () => {
+    for (let i = 0; i < 3; i++) {
+      const v = await el.getAttribute(attr);
+      if (v === want) return;
+      await el.click();
+      await expect.poll(() => el.getAttribute(attr), { timeout: 5000 }).not.toBe(v);
+    }
+    expect(await el.getAttribute(attr)).toBe(want);
+  }).toPass({ timeout: 30_000 });
 }
 
 /** Creates the App name with the create button. */
@@ -97,6 +106,7 @@ async function start(page: Page, path = '/pipeline') {
 
 test.describe('pipeline demo', () => {
   test('the starting state: app-1 created and reconciled to Ready, the defaults of chapter 001', async ({ page }) => {
+    test.setTimeout(60_000);
     const d = await start(page);
     await expect(d.getByTestId('object')).toHaveCount(1);
     const a = obj(d, 'app-1');
@@ -111,6 +121,8 @@ test.describe('pipeline demo', () => {
     await expect(d.getByTestId('dependency-toggle')).toHaveAttribute('data-value', 'present');
     await expect(d.getByTestId('not-ready-as')).toHaveAttribute('data-value', 'requeue');
     await expect(d.getByTestId('workers')).toHaveAttribute('data-value', '1');
+    await expect(d.getByTestId('queue-kind')).toHaveAttribute('data-value', 'priority');
+    await expect(d.getByTestId('secret-watch')).toHaveAttribute('aria-pressed', 'false');
     await expect(d.getByTestId('worker')).toHaveCount(1);
     await expect(d.getByTestId('queue-item')).toHaveCount(0);
     await expect(d.getByTestId('report-row')).toHaveCount(1);
@@ -217,13 +229,19 @@ test.describe('pipeline demo', () => {
     await expect(obj(d, 'app-1')).toHaveAttribute('data-ready', 'False');
     const k = key(d, 'app-1');
     await expect.poll(() => num(k, 'data-requeues')).toBeGreaterThanOrEqual(8);
-    const f = await num(k, 'data-requeues');
     await expect(row(d, 'app-1')).toHaveAttribute('data-requeue', 'backoff');
     await expect(row(d, 'app-1')).toHaveAttribute('data-reason', 'DependencyMissing');
-    const w1 = await num(row(d, 'app-1'), 'data-requeue-in');
-    await expect.poll(() => num(k, 'data-requeues')).toBeGreaterThan(f);
-    const w2 = await num(row(d, 'app-1'), 'data-requeue-in');
-    expect(w2, `the wait after ${f + 1} failures`).toBe(2 * w1);
+    // The failures and the wait they got, read in one go: a frame may come
+    // between two reads.
+    const failed = () => d.evaluate((el) => {
+      const q = el.querySelector('[data-testid="queue-item"][data-key="default/app-1"]');
+      const r = el.querySelector('[data-testid="report-row"][data-key="default/app-1"]');
+      return [Number(q?.getAttribute('data-requeues')), Number(r?.getAttribute('data-requeue-in'))];
+    });
+    const [f, w1] = await failed();
+    let [g, w2] = [f, w1];
+    await expect.poll(async () => { [g, w2] = await failed(); return g; }).toBeGreaterThan(f);
+    expect(w2, `the wait after ${g} failures, against ${w1} after ${f}`).toBe(w1 * 2 ** (g - f));
     await expect(k).toHaveAttribute('data-state', /^(waiting|processing|ready)$/);
     expect(await num(reconciles(d), 'data-error')).toBeGreaterThanOrEqual(f);
 
@@ -355,6 +373,149 @@ test.describe('pipeline demo', () => {
     await expect(d.getByTestId('error')).toHaveAttribute('data-value', 'true');
     await expect(d.getByTestId('error')).toContainText('app-4');
     expect(await d.locator('[data-testid="object"]').evaluateAll((els) => els.map((e) => e.outerHTML))).toEqual(before);
+  });
+});
+
+// ---------------------------------------------------------------- issue #19: the truth pass
+
+const limiter = (d: Locator) => d.getByTestId('rate-limiter');
+const limited = (d: Locator, name: string) => limiter(d).locator(`[data-testid="limiter-key"][data-key="default/${name}"]`);
+
+/** Expects app's line in the rate limiter: failing, and its next delay the
+ *  per-item exponential's 5 ms · 2^failures (read in one go: the line is
+ *  replaced as the key fails again). */
+async function expectExponential(d: Locator, name: string) {
+  await expect.poll(async () => {
+    const [f, next] = await limited(d, name).evaluate((e) => [e.getAttribute('data-failures'), e.getAttribute('data-next-delay')]);
+    return Number(f) >= 1 && Number(next) === Math.min(5 * 2 ** Number(f), 1_000_000);
+  }, { message: `${name}'s next delay is 5 ms · 2^failures` }).toBe(true);
+}
+
+test.describe('pipeline: the truth pass (issue #19)', () => {
+  test('both queue kinds: the priority queue lists at low priority, its rate limiter has no bucket; the classic queue\'s has one', async ({ page }) => {
+    test.setTimeout(60_000);
+    const d = await start(page);
+    await expect(d.getByTestId('queue-kind')).toHaveAttribute('data-value', 'priority');
+    await expect(limiter(d)).toHaveAttribute('data-value', 'item-exponential');
+    await expect(limiter(d)).toContainText('レートリミッター');
+    await expect(limiter(d).getByTestId('limiter-key')).toHaveCount(0);
+    await expect(limiter(d).getByTestId('limiter-bucket')).toHaveCount(0);
+    // The initial list goes in at low priority: paused, the controller
+    // starts, lists both Apps, and its worker takes app-1; app-2 waits.
+    await flip(d, 'controller-toggle', 'false', 'aria-pressed');
+    await create(d, 'app-2');
+    await flip(d, 'pause', 'true');
+    await flip(d, 'controller-toggle', 'true', 'aria-pressed');
+    await expect(key(d, 'app-1')).toHaveAttribute('data-state', 'processing');
+    await expect(key(d, 'app-2')).toHaveAttribute('data-state', 'ready');
+    await expect(key(d, 'app-2')).toHaveAttribute('data-priority', '-100');
+    await flip(d, 'pause', 'false');
+    await fast(d);
+    await waitReady(d, 'app-2');
+    // A failing key: the per-item exponential alone.
+    await flip(d, 'dependency-toggle', 'missing');
+    await flip(d, 'not-ready-as', 'error');
+    await expectExponential(d, 'app-1');
+    await expect(limiter(d).getByTestId('limiter-bucket')).toHaveCount(0);
+    // The classic queue: the same key, the bucket beside it.
+    await flip(d, 'queue-kind', 'classic');
+    await expect(limiter(d)).toHaveAttribute('data-value', 'max-of');
+    const bucket = limiter(d).getByTestId('limiter-bucket');
+    await expect(bucket).toHaveAttribute('data-burst', '100');
+    expect(await num(bucket)).toBeLessThanOrEqual(100);
+    await expect(limited(d, 'app-1')).toHaveCount(1);
+    await expect(key(d, 'app-2')).toHaveAttribute('data-priority', '0'); // no priorities on the classic queue
+    // Success forgets the failures: the limiter is empty again.
+    await flip(d, 'dependency-toggle', 'present');
+    await waitReady(d, 'app-1');
+    await expect(limiter(d).getByTestId('limiter-key')).toHaveCount(0);
+  });
+
+  test('Requeue: true is rate limited like an error, yet counted as requeue', async ({ page }) => {
+    test.setTimeout(60_000);
+    const d = await start(page);
+    await fast(d);
+    await flip(d, 'dependency-toggle', 'missing');
+    await flip(d, 'not-ready-as', 'requeue-true');
+    await expect(row(d, 'app-1')).toHaveAttribute('data-result', 'requeue');
+    await expect(row(d, 'app-1')).toHaveAttribute('data-requeue', 'backoff');
+    await expect.poll(() => num(reconciles(d), 'data-requeue')).toBeGreaterThanOrEqual(3);
+    expect(await num(reconciles(d), 'data-error')).toBe(0);
+    await expectExponential(d, 'app-1');
+  });
+
+  test('Watches on the Secret: its return reconciles the waiting App at once, and the wait is gone', async ({ page }) => {
+    test.setTimeout(60_000);
+    const d = await start(page);
+    await flip(d, 'secret-watch', 'true', 'aria-pressed');
+    await flip(d, 'dependency-toggle', 'missing');
+    // The Secret's DELETED event reconciles app-1: RequeueAfter 5 s.
+    await expect(row(d, 'app-1')).toHaveAttribute('data-requeue', 'after');
+    const k = key(d, 'app-1');
+    await expect(k).toHaveAttribute('data-state', 'waiting');
+    const due = Number(await k.locator('[data-eta]').getAttribute('data-eta'));
+    await flip(d, 'dependency-toggle', 'present');
+    await waitReady(d, 'app-1');
+    // The reconcile that made it Ready ran before the wait was over (the
+    // report's time, the engine's own, not when the test saw it).
+    const [, m, sec] = /(\d+):(\d+\.\d)/.exec((await row(d, 'app-1').locator('time').first().textContent())!)!;
+    expect(Number(m) * 60_000 + Number(sec) * 1000, `Ready before the RequeueAfter ends at ${due} ms`).toBeLessThan(due);
+    await expect(d.locator('[data-testid="log"] li[data-kind="enqueue-added"]').filter({ hasText: 'Watches' })).not.toHaveCount(0);
+    // The add consumed the wait: app-1 does not come back.
+    await waitQuiet(d);
+    await expectStill(d, 5000);
+  });
+
+  test('a child edited by hand: Owns enqueues the owner, whose reconcile puts the data back', async ({ page }) => {
+    test.setTimeout(60_000);
+    const d = await start(page);
+    // The repair's report row lasts until the next reconcile (its own
+    // write comes back through Owns): record every row the page shows.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as any).ppRows = seen;
+      new MutationObserver(() => {
+        const r = document.querySelector('[data-testid="report-row"][data-key="default/app-1"]');
+        const v = r && `${r.getAttribute('data-action')}/${r.getAttribute('data-reconciles')}`;
+        if (v && seen[seen.length - 1] !== v) seen.push(v);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    const c = child(d, 'app-1');
+    const rv = Number(await c.getAttribute('data-resource-version'));
+    await until(c.getByTestId('child-edit'), async () => Number(await c.getAttribute('data-resource-version')) > rv);
+    const user = d.locator('[data-testid="write"][data-actor="user"][data-res="ConfigMap"][data-name="app-1-config"]');
+    const worker = d.locator('[data-testid="write"][data-actor="worker"][data-verb="update"][data-res="ConfigMap"][data-name="app-1-config"]');
+    await expect(user).toHaveCount(1);
+    await expect(worker).toHaveCount(1);
+    await expect(c).toHaveAttribute('data-log-level', 'info');
+    expect(Number(await c.getAttribute('data-resource-version'))).toBeGreaterThan(rv + 1);
+    await expect(d.locator('[data-testid="log"] li[data-kind="enqueue-added"]').filter({ hasText: 'Owns' })).not.toHaveCount(0);
+    await expect.poll(() => page.evaluate(() => ((window as any).ppRows as string[]).map((v) => v.split('/')[0])),
+      { message: 'the report showed the repair' }).toContain('update');
+    await waitQuiet(d);
+  });
+
+  test('the notes, one per topic, from the first load whatever the traps', async ({ page }) => {
+    test.setTimeout(60_000);
+    const d = await start(page);
+    const topics = ['counters', 'rv', 'gc', 'apf', 'delays', 'resync', 'queue', 'observe-beat', 'identical-write', 'ssa',
+      'predicate-scope', 'redeploy'];
+    const check = async () => {
+      for (const t of topics) {
+        const n = d.locator(`[data-testid="note"][data-topic="${t}"]`);
+        await expect(n, t).toHaveCount(1);
+        await expect(n, t).toBeVisible();
+        await expect(n, t).toHaveClass(/\breal\b/);
+      }
+      await expect(page.getByTestId('note')).toHaveCount(topics.length);
+    };
+    await check();
+    await expect(d.locator('#pp-traps h3')).toContainText('よくあるバグ');
+    await setTrap(d, 'runaway', true);
+    await expect(trap(d, 'runaway').getByTestId('trap-why')).toContainText('lastReconcileTime');
+    await check();
+    await setTrap(d, 'runaway', false);
+    await expect(trap(d, 'runaway').getByTestId('trap-why')).toHaveCount(0);
   });
 });
 

@@ -1,8 +1,11 @@
 // Rooms: a teacher opens a room from a demo; students follow it live on
 // their own devices (one reads English), cannot act on it, fork it into a
-// demo of their own, and are told when the room ends. (The same across two
-// servers joined by NATS is server/room_test.go's TestRoomAcrossReplicas.)
-import { test, expect, open, rcDemo, waitConverged, freePort, startServer, stopServers, type Page } from './fixtures';
+// demo of their own, and are told when the room ends. The same across two
+// servers joined by NATS is server/room_test.go's TestRoomAcrossReplicas;
+// the faults (NATS down, a replica killed, a restart, wrong secrets) are
+// server/roomfault_test.go's, and the last test here kills the teacher's
+// replica behind a proxy with Chromium pages on both.
+import { test, expect, open, rcDemo, waitConverged, freePort, startServer, startLab, stopServers, type Page } from './fixtures';
 
 test.afterAll(stopServers);
 
@@ -138,5 +141,78 @@ test('a student who finds the room full is told so, and gets in when a place fre
   await expect(conn).toHaveAttribute('data-state', 'open', { timeout: 30_000 });
   await expect(second.getByTestId('desired')).toHaveAttribute('data-value', '3');
   await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '1');
+  await ctxB.close();
+});
+
+test('the teacher\'s replica is killed: the page comes back on the other one with its room, and the class keeps following', async ({ page, browser, errors }) => {
+  test.setTimeout(60_000);
+  // The killed replica drops its sockets without a close frame: Chromium
+  // reports the broken connection and htmx-ext-ws its wsError event.
+  errors.allow(/WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/ws\?.*' failed/);
+  errors.allow(/^console\.error: (Event|\[object Event\]|JSHandle@object)/);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  // Announces every second and re-syncs every quarter second, so that the
+  // story takes seconds; the 30 s grace is the default.
+  await startLab(port, { ROOM_ANNOUNCE: '1s', ROOM_RETRY: '250ms' });
+  const onReplica = async (name: 'a' | 'b') => {
+    const ctx = await browser.newContext();
+    await ctx.addCookies([{ name: 'replica', value: name, url: base }]);
+    errors.watchContext(ctx);
+    return ctx;
+  };
+
+  // The teacher and a student on replica a, another student on replica b.
+  await page.context().addCookies([{ name: 'replica', value: 'a', url: base }]);
+  await page.goto(`${base}/reconcile`);
+  const teacher = rcDemo(page);
+  await expect(teacher.getByTestId('connection')).toHaveAttribute('data-state', 'open');
+  const sid = await teacher.getAttribute('data-sid');
+  await teacher.getByTestId('room-open').click();
+  const code = (await teacher.getByTestId('room-code').getAttribute('data-value'))!;
+  expect(code).toMatch(/^[2-9A-Z]{6}$/);
+  const url = `${base}/room/${code}`;
+  const [ctxA, ctxB] = [await onReplica('a'), await onReplica('b')];
+  const [pageA, pageB] = [await ctxA.newPage(), await ctxB.newPage()];
+  const onA = await follower(pageA, url);
+  const onB = await follower(pageB, `${url}?lang=en`);
+  await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '2');
+  await teacher.getByTestId('replicas-inc').click();
+  for (const d of [teacher, onA, onB]) await expect(d.getByTestId('desired')).toHaveAttribute('data-value', '4');
+  // The page keeps its room with its snapshot: the code and the owner
+  // secret, which no follower's page holds.
+  const keptRoom = () => page.evaluate((k) => JSON.parse(sessionStorage.getItem(k) || 'null'), `room:${sid}`);
+  await expect.poll(keptRoom).toMatchObject({ code, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+  const { secret } = await keptRoom();
+  for (const p of [pageA, pageB]) expect(await p.content(), 'the owner secret reaches no follower').not.toContain(secret);
+
+  // Replica a dies, with no goodbye.
+  const closes = async (p: Page) => p.evaluate(() => (window as any).__closes as number);
+  for (const p of [page, pageA]) {
+    await p.evaluate(() => {
+      (window as any).__closes = 0;
+      document.addEventListener('htmx:wsClose', () => { (window as any).__closes++; });
+    });
+  }
+  const killed = Date.now();
+  expect((await fetch(`${base}/_lab/kill?replica=a`, { method: 'POST' })).status).toBe(200);
+
+  // The teacher's page reconnects through the proxy to replica b and takes
+  // its room back under the same code; both students keep following.
+  await expect.poll(() => closes(page), { message: 'the teacher\'s socket broke' }).toBeGreaterThan(0);
+  await expect.poll(() => closes(pageA), { message: 'the student\'s socket on a broke' }).toBeGreaterThan(0);
+  await expect(teacher.getByTestId('connection')).toHaveAttribute('data-state', 'open');
+  await expect(teacher.getByTestId('room-code')).toHaveAttribute('data-value', code, { timeout: 20_000 });
+  await expect(teacher.getByTestId('desired')).toHaveAttribute('data-value', '4');
+  await teacher.getByTestId('replicas-inc').click();
+  await expect(teacher.getByTestId('desired')).toHaveAttribute('data-value', '5');
+  await expect(onB.getByTestId('desired')).toHaveAttribute('data-value', '5', { timeout: 20_000 });
+  await expect(onA.getByTestId('desired')).toHaveAttribute('data-value', '5', { timeout: 20_000 });
+  await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '2', { timeout: 45_000 - (Date.now() - killed) });
+  for (const p of [pageA, pageB]) {
+    await expect(p.getByTestId('room-banner')).toHaveAttribute('data-ended', 'false');
+    expect(await p.content(), 'the teacher\'s session id reaches no follower').not.toContain(sid!);
+  }
+  await ctxA.close();
   await ctxB.close();
 });

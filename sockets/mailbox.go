@@ -1,0 +1,68 @@
+package sockets
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Mailbox holds the newest unsent version of each fragment. Put never
+// blocks: a newer version of a fragment replaces an unsent one (our state
+// is level-based, so only the latest matters), and the writer takes
+// everything at once. Its size is bounded by the number of fragment ids.
+type Mailbox struct {
+	mu        sync.Mutex
+	pending   []Frag  // at most one per id, in first-put order
+	wake      func()  // called after every put: starts the writer; nil when nobody writes
+	coalesced Counter // puts that found unsent fragments
+}
+
+// Put adds frags, replacing unsent versions of the same ids.
+func (b *Mailbox) Put(frags []Frag) {
+	b.mu.Lock()
+	coalesced := len(b.pending) > 0
+	for _, f := range frags {
+		replaced := false
+		for i := range b.pending {
+			if b.pending[i].ID == f.ID {
+				b.pending[i] = f
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			b.pending = append(b.pending, f)
+		}
+	}
+	b.mu.Unlock()
+	if coalesced {
+		inc(b.coalesced)
+	}
+	if b.wake != nil {
+		b.wake()
+	}
+}
+
+// WriteTo writes everything pending to buf as one frame, and reports
+// whether there was anything.
+func (b *Mailbox) WriteTo(buf *bytes.Buffer) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.pending) == 0 {
+		return false
+	}
+	for _, f := range b.pending {
+		buf.Write(f.HTML)
+	}
+	b.pending = nil // drop the sent fragments and their array
+	return true
+}
+
+// Take returns everything pending as one frame, or nil: what a writer
+// would send next. For connections without a socket (Detached).
+func (b *Mailbox) Take() []byte {
+	var buf bytes.Buffer
+	if !b.WriteTo(&buf) {
+		return nil
+	}
+	return buf.Bytes()
+}
