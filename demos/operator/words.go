@@ -75,11 +75,11 @@ var words = templates.Catalog{
 	"opphase.Degraded":   {"Degraded(止まっている)", "Degraded"},
 
 	// the notes, where the demo simplifies real Kubernetes (README.md lists them)
-	"op.note.crd":        {"Spec と Status はメモリ上の Go の型。実物は CRD で API サーバーに型を登録し、人は kubectl で Spec を書き、コントローラーは status サブリソースに Status を書く。", "Spec and Status are a Go type in memory. A real operator registers its type with the API server as a CRD; people write the Spec with kubectl, and the controller writes the status subresource."},
-	"op.note.world":      {"メンバーとバックアップは作り物で、Pod もストレージもない。復元は一瞬で終わり、メンバーは 1.5 秒で起動する。", "The members and the backup are stand-ins, with no pods and no storage: a restore is instant, and a member starts in 1.5 s."},
-	"op.note.scale-down": {"章の Reconcile はメンバーを作るだけで、members を減らしても余ったメンバーは消えない。実物の Operator なら余りを外す。", "The chapter's Reconcile only creates members: lowering members removes none. A real operator would retire the extra ones."},
-	"op.note.one-move":   {"1 回の調整で 1 手だけ打つのは章の設計。実物の Reconcile は 1 回で何手も打ってよく、どちらでも次の呼び出しは現状から始まる。", "One move per reconcile is the chapter's design; a real Reconcile may make several, and either way the next call starts from what it observes."},
-	"op.note.watch":      {"ここでは「1回調整する」を押すか、オンのコントローラーが差の残る間 1 秒ごとに Reconcile を呼ぶ。実物は informer が変更を知らせたときに呼ばれ、エラーを返すとバックオフして再試行する。", "Here Reconcile runs when you press \"Reconcile once\", or every second while the controller is on and a difference remains; a real one runs when its informer reports a change, and retries with backoff after an error."},
+	"op.note.crd":        {"Spec と Status はメモリ上の Go の型。実物は CRD で型を登録し、Spec は kubectl で、Status は status サブリソースに書く。", "Spec and Status are a Go type in memory; a real operator registers its type as a CRD, people write the Spec with kubectl, and the controller writes the status subresource."},
+	"op.note.world":      {"メンバーとバックアップは作り物で、復元は一瞬、起動は 1.5 秒。", "The members and the backup are stand-ins: a restore is instant, and a member starts in 1.5 s."},
+	"op.note.scale-down": {"章の Reconcile は作るだけで、members を減らしても余りは消えない。実物の Operator なら外す。", "The chapter's Reconcile only creates: lowering members removes none. A real operator would retire the extra ones."},
+	"op.note.one-move":   {"1 回に 1 手は章の設計。実物の Reconcile は何手打ってもよく、次の呼び出しは現状から始まる。", "One move per reconcile is the chapter's design; a real Reconcile may make several, and the next call starts from what it observes."},
+	"op.note.watch":      {"ここでは「1回調整する」か、オンのコントローラーが 1 秒ごとに呼ぶ。実物は informer の知らせで呼ばれ、エラーならバックオフして再試行する。", "Here Reconcile runs when you press \"Reconcile once\", or every second while the controller is on; a real one runs when its informer reports a change, and retries with backoff after an error."},
 }
 
 // T returns this demo's text for key in l.
