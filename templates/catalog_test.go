@@ -11,6 +11,8 @@ func TestSharedCatalogComplete(t *testing.T) {
 	wordstest.Complete(t, templates.Shared())
 }
 
+func TestSharedCatalogChapterWords(t *testing.T) { wordstest.ChapterWords(t, templates.Shared()) }
+
 func TestSharedKeysUsedExist(t *testing.T) {
 	wordstest.Used(t, nil, []string{"*.templ", "*.go", "../server/*.go", "../demos/demo/*.go"},
 		[]string{"err.decode", "err.action", "err.field", "err.range", "err.rate", "err.snapshot",

@@ -68,6 +68,14 @@ func Fragment(id string, key func() uint64, comp func(v View) templ.Component) P
 // no id and no frame ever replaces it.
 func Static(comp func(v View) templ.Component) Part { return Part{Comp: comp} }
 
+// Note declares a one-line note where the demo simplifies real
+// Kubernetes: static content, on the page from its first load whatever the
+// state, placed next to the part it concerns. topic names it (data-topic)
+// for tests and the demo's README; text says it in a language.
+func Note(topic string, text func(l ui.Lang) string) Part {
+	return Static(func(v View) templ.Component { return ui.Note(topic, text(v.Lang)) })
+}
+
 // Box lays parts out inside <div class="class">.
 func Box(class string, parts ...Part) Part { return Part{class: class, parts: parts} }
 

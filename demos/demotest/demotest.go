@@ -400,3 +400,70 @@ func (k *Keys) Step(t *testing.T) {
 		}
 	}
 }
+
+// Notes checks a fresh demo's notes, the one-line notes where it
+// simplifies real Kubernetes (demo.Note): in both languages, the section
+// holds each of topics exactly once and no other note; each is a
+// <p class="real"> with text of its own (not its key), outside every
+// fragment, so that it is on the page from its first load whatever the
+// state; and the demo's README.md (in the test's directory) names each
+// topic in backquotes.
+func Notes(t *testing.T, k demo.Kind, topics ...string) {
+	t.Helper()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range topics {
+		if !strings.Contains(string(readme), "`"+topic+"`") {
+			t.Errorf("README.md does not list the note %q", topic)
+		}
+	}
+	for _, l := range []templates.Lang{templates.Ja, templates.En} {
+		live := demo.Wrap(&k, k.New(demo.Options{}))
+		sec := Parse(t, RenderOne(t, live.Section(demo.View{Lang: l, SID: SID, WSURL: "/ws?demo=" + k.Name + "&sid=" + SID})))
+		frags := map[string]bool{}
+		for _, f := range live.Fragments() {
+			frags[f.ID] = true
+		}
+		seen := map[string]int{}
+		for _, n := range ByTestID(sec[0], "note") {
+			topic := Attr(n, "data-topic")
+			seen[topic]++
+			text := strings.TrimSpace(textOf(n))
+			switch {
+			case n.Data != "p" || Attr(n, "class") != "real":
+				t.Errorf("%s: note %q is <%s class=%q>, want <p class=\"real\">", l, topic, n.Data, Attr(n, "class"))
+			case text == "" || !strings.ContainsAny(text, " 、。"):
+				t.Errorf("%s: note %q says %q: no sentence (a missing key?)", l, topic, text)
+			}
+			for p := n.Parent; p != nil; p = p.Parent {
+				if frags[Attr(p, "id")] {
+					t.Errorf("%s: note %q is inside fragment %s, which frames replace", l, topic, Attr(p, "id"))
+				}
+			}
+		}
+		for _, topic := range topics {
+			if seen[topic] != 1 {
+				t.Errorf("%s: note %q appears %d times, want once", l, topic, seen[topic])
+			}
+			delete(seen, topic)
+		}
+		for topic := range seen {
+			t.Errorf("%s: note %q is on the page but not in the test's list (nor, then, in the README)", l, topic)
+		}
+	}
+}
+
+// textOf returns the text under n.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	for _, m := range FindAll(n, func(*html.Node) bool { return true }) {
+		for c := m.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+			}
+		}
+	}
+	return b.String()
+}

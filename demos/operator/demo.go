@@ -76,8 +76,8 @@ func (d *Demo) Apply(c demo.Command) error {
 }
 
 // Parts declares the demo's section: the Spec beside the Status, the
-// members, the next difference, the pace, the last move beside the phase
-// history, the log. The Spec panel reads only the declared count and the
+// members, the notes where the demo simplifies, the next difference, the
+// pace, the last move beside the phase history, the log. The Spec panel reads only the declared count and the
 // backup; the rest read the state's version.
 func (d *Demo) Parts() []demo.Part {
 	state := func() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }
@@ -87,6 +87,15 @@ func (d *Demo) Parts() []demo.Part {
 			demo.Fragment("op-status", func() uint64 { return demo.Mix(state(), demo.I(d.res.Spec.Members)) }, d.statusFrag),
 		),
 		demo.Fragment("op-members", state, d.membersFrag),
+		// Beside the Spec, the Status and the members, before the next
+		// move and the pace: how a real operator differs.
+		demo.Box("notes",
+			demo.Note("crd", func(l ui.Lang) string { return T(l, "op.note.crd") }),
+			demo.Note("world", func(l ui.Lang) string { return T(l, "op.note.world") }),
+			demo.Note("scale-down", func(l ui.Lang) string { return T(l, "op.note.scale-down") }),
+			demo.Note("one-move", func(l ui.Lang) string { return T(l, "op.note.one-move") }),
+			demo.Note("watch", func(l ui.Lang) string { return T(l, "op.note.watch") }),
+		),
 		demo.Fragment("op-next", func() uint64 { return demo.Mix(state(), demo.I(d.res.Spec.Members), demo.B(d.Backup())) }, d.nextFrag),
 		demo.Controls(),
 		demo.Error(),

@@ -24,7 +24,7 @@ var words = templates.Catalog{
 	"log.op-noop":        {"差が無い → 何もしない", "no difference → nothing to do"},
 	"log.op-ready":       {"宣言どおりに揃った(Ready)", "as declared: Ready"},
 	"op.title":           {"Operator パターン", "The Operator pattern"},
-	"op.intro":           {"Spec には手順でなく状態しか書いていない。「1回調整する」を押すたびに、コントローラは Spec と現実を見比べて、まだ埋まっていない差を1つだけ埋める。", "The Spec holds a state, not a procedure. Each press of \"Reconcile once\" compares the Spec with reality and fills exactly one remaining difference."},
+	"op.intro":           {"Spec には手順でなく状態しか書いていない。「1回調整する」を押すたびに、コントローラーは Spec と現実を見比べて、まだ埋まっていない差を1つだけ埋める。", "The Spec holds a state, not a procedure. Each press of \"Reconcile once\" compares the Spec with reality and fills exactly one remaining difference."},
 	"op.spec":            {"Spec(あるべき姿)", "Spec (desired)"},
 	"op.spec.members":    {"members", "members"},
 	"op.spec.restore":    {"restoreFrom", "restoreFrom"},
@@ -60,7 +60,7 @@ var words = templates.Catalog{
 	"op.next.noop":       {"差が無い → 何もしない", "no difference → do nothing"},
 	"op.last":            {"直前の調整", "The last reconcile"},
 	"op.last.none":       {"(まだ調整していない)", "(no reconcile yet)"},
-	"op.log":             {"コントローラのログ", "Controller log"},
+	"op.log":             {"コントローラーのログ", "Controller log"},
 	"op.chart":           {"phase の移り変わり(直近1分)", "Phase over time (last minute)"},
 	"op.chart.desc":      {"Status.phase の推移", "Status.phase over time"},
 	"op.live":            {"t=%s、%s: %s。phase は %s。", "t=%s, %s: %s. Phase is %s."},
@@ -73,6 +73,13 @@ var words = templates.Catalog{
 	"opphase.Restoring":  {"Restoring(復元中)", "Restoring"},
 	"opphase.Ready":      {"Ready(揃った)", "Ready"},
 	"opphase.Degraded":   {"Degraded(止まっている)", "Degraded"},
+
+	// the notes, where the demo simplifies real Kubernetes (README.md lists them)
+	"op.note.crd":        {"Spec と Status はメモリ上の Go の型。実物は CRD で型を登録し、Spec は kubectl で、Status は status サブリソースに書く。", "Spec and Status are a Go type in memory; a real operator registers its type as a CRD, people write the Spec with kubectl, and the controller writes the status subresource."},
+	"op.note.world":      {"メンバーとバックアップは作り物で、復元は一瞬、起動は 1.5 秒。", "The members and the backup are stand-ins: a restore is instant, and a member starts in 1.5 s."},
+	"op.note.scale-down": {"章の Reconcile は作るだけで、members を減らしても余りは消えない。実物の Operator なら外す。", "The chapter's Reconcile only creates: lowering members removes none. A real operator would retire the extra ones."},
+	"op.note.one-move":   {"1 回に 1 手は章の設計。実物の Reconcile は何手打ってもよく、次の呼び出しは現状から始まる。", "One move per reconcile is the chapter's design; a real Reconcile may make several, and the next call starts from what it observes."},
+	"op.note.watch":      {"ここでは「1回調整する」か、オンのコントローラーが 1 秒ごとに呼ぶ。実物は informer の知らせで呼ばれ、エラーならバックオフして再試行する。", "Here Reconcile runs when you press \"Reconcile once\", or every second while the controller is on; a real one runs when its informer reports a change, and retries with backoff after an error."},
 }
 
 // T returns this demo's text for key in l.

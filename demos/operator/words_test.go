@@ -8,6 +8,8 @@ import (
 
 func TestWordsComplete(t *testing.T) { wordstest.Complete(t, words) }
 
+func TestChapterWords(t *testing.T) { wordstest.ChapterWords(t, words) }
+
 // TestEveryUsedKeyExists finds the literal keys the demo passes to T and F,
 // beside the keys it builds from engine values.
 func TestEveryUsedKeyExists(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 
 func TestWordsComplete(t *testing.T) { wordstest.Complete(t, words) }
 
+func TestChapterWords(t *testing.T) { wordstest.ChapterWords(t, words) }
+
 // TestEveryUsedKeyExists finds the literal keys the demo passes to T and F,
 // beside the keys it builds from engine values (every one of them listed
 // here from the engine's own constants, so a new value fails the test).

@@ -8,8 +8,6 @@ package reconcile
 import (
 	"fmt"
 
-	"github.com/a-h/templ"
-
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -74,7 +72,8 @@ func (d *Demo) Apply(c demo.Command) error {
 }
 
 // Parts declares the demo's section: desired and observed side by side,
-// the diff line, the pace, the last reconcile beside the chart, the log.
+// the diff line, the pace, the last reconcile beside the chart, the notes
+// where the demo simplifies, the log.
 // Each fragment's key is what it reads: the declared count, the state's
 // version, the last report's, the history's, the log's newest event.
 func (d *Demo) Parts() []demo.Part {
@@ -90,7 +89,12 @@ func (d *Demo) Parts() []demo.Part {
 			demo.Fragment("rc-actions", func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.actionsFrag),
 			demo.Fragment("rc-chart", func() uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, d.chartFrag),
 		),
-		demo.Static(func(v demo.View) templ.Component { return realLine(T(v.Lang, "rc.real")) }),
+		// Beside what the controller just did: how a real one differs.
+		demo.Box("notes",
+			demo.Note("failed-pods", func(l ui.Lang) string { return T(l, "rc.note.failed-pods") }),
+			demo.Note("scale-down", func(l ui.Lang) string { return T(l, "rc.note.scale-down") }),
+			demo.Note("resync", func(l ui.Lang) string { return T(l, "rc.note.resync") }),
+		),
 		demo.Log(Prefix, demo.LogSource{
 			Key:   func() uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
 			Lines: func(l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },

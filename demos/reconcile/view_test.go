@@ -42,3 +42,10 @@ func TestTimelineReplays(t *testing.T) {
 		demotest.CheckReplay(t, Kind, seed, 120)
 	}
 }
+
+// notes are the demo's notes where it simplifies real Kubernetes, by
+// topic; README.md lists them.
+var notes = []string{"failed-pods", "scale-down", "resync"}
+
+// TestNotes: each note is on the page once, from its first load.
+func TestNotes(t *testing.T) { demotest.Notes(t, Kind, notes...) }

@@ -7,8 +7,7 @@ import "github.com/reconcile-demo/reconcile-demo/templates"
 // (controls, connection, errors) are in package templates.
 var words = templates.Catalog{
 	"rc.short":          {"調整ループ", "Reconcile loop"},
-	"rc.summary":        {"desired と observed を毎回見比べて差を埋める。Pod を落とし、数を変え、コントローラを止める。", "Compare desired with observed every time and close the gap: kill pods, change the count, stop the controller."},
-	"rc.real":           {"実物の ReplicaSet は Failed の Pod を消さず(Pod の GC が片付ける)、減らすときは未スケジュール・Pending・未 Ready の Pod から選ぶ。この章のコードは名前順で消す。", "A real ReplicaSet leaves Failed pods to the pod garbage collector and, scaling down, deletes unscheduled, Pending and not-ready pods first; the chapter's code deletes by name order."},
+	"rc.summary":        {"desired と observed を毎回見比べて差を埋める。Pod を落とし、数を変え、コントローラーを止める。", "Compare desired with observed every time and close the gap: kill pods, change the count, stop the controller."},
 	"err.pod":           {"%s という Pod はありません(すでに消えたか、落ちています)。", "There is no pod %s to kill (it is gone or already Failed)."},
 	"rc.title":          {"調整ループ(reconciliation)", "The reconcile loop (reconciliation)"},
 	"rc.intro":          {"人は「desired = 3」という状態だけを宣言する。調整ループは desired と現状を毎回見比べ、足りなければ作り、多ければ消し、同じなら何もしない(冪等)。", "You declare only a state: \"desired = 3\". The reconcile loop compares desired with what exists every time: too few, it creates; too many, it deletes; equal, it does nothing (idempotent)."},
@@ -26,7 +25,7 @@ var words = templates.Catalog{
 	"rc.diff.need":      {"差あり: 調整が必要", "Out of sync: a reconcile is needed"},
 	"rc.diff.starting":  {"差あり: Pod の起動を待っています", "Out of sync: waiting for pods to start"},
 	"rc.diff.detail":    {"desired %d / 生きている Pod %d / Running %d", "desired %d / alive pods %d / Running %d"},
-	"rc.diff.off":       {"コントローラは止まっています。差は誰にも埋められません。「1回調整」を押すと、1回で全部を数え直して埋めます。", "The controller is stopped: nobody closes the gap. Press \"Reconcile once\" and one reconcile recounts everything and repairs it all."},
+	"rc.diff.off":       {"コントローラーは止まっています。差は誰にも埋められません。「1回調整」を押すと、1回で全部を数え直して埋めます。", "The controller is stopped: nobody closes the gap. Press \"Reconcile once\" and one reconcile recounts everything and repairs it all."},
 	"rc.actions":        {"直前の調整の操作", "The last reconcile's actions"},
 	"rc.actions.none":   {"(まだ調整していない)", "(no reconcile yet)"},
 	"rc.actions.noop":   {"何もしない(差がない・冪等)", "Nothing to do (no difference: idempotent)"},
@@ -37,7 +36,7 @@ var words = templates.Catalog{
 	"rc.explain.noop":   {"何もしない", "do nothing"},
 	"rc.act.create":     {"%s を作成", "create %s"},
 	"rc.act.delete":     {"%s を削除", "delete %s"},
-	"rc.log":            {"コントローラのログ", "Controller log"},
+	"rc.log":            {"コントローラーのログ", "Controller log"},
 	"rc.chart":          {"収束のようす(直近1分)", "Convergence (last minute)"},
 	"rc.chart.desc":     {"desired と Running・Pending・Failed の数の推移", "desired versus Running, Pending and Failed over time"},
 	"rc.live":           {"t=%s、%s: %s → %s。", "t=%s, %s: %s → %s."},
@@ -52,6 +51,11 @@ var words = templates.Catalog{
 	"log.running":       {"kubelet: %s が Running", "kubelet: %s is Running"},
 	"log.converged":     {"一致: %d 個すべて Running", "in sync: all %d Running"},
 	"log.noop":          {"controller: 差なし(desired %d = 生きている %d)、何もしない", "controller: no difference (desired %d = alive %d), nothing to do"},
+
+	// the notes, where the demo simplifies real Kubernetes (README.md lists them)
+	"rc.note.failed-pods": {"ここではコントローラーが Failed の Pod を消す(章のコード)。実物の ReplicaSet は数えなくなるだけで、消すのはずっと後の Pod のガベージコレクター。", "Here the controller deletes Failed pods (the chapter's code). A real ReplicaSet only stops counting them; the pod garbage collector removes them much later."},
+	"rc.note.scale-down":  {"減らすときは名前順で後ろから消す(章のコード)。実物の ReplicaSet は未スケジュール・Pending・未 Ready の Pod から先に消す。", "Scaling down deletes the last pods in name order (the chapter's code); a real ReplicaSet deletes unscheduled, Pending and not-ready pods first."},
+	"rc.note.resync":      {"オンのコントローラーは、差があるときだけ 1 秒ごとに調整する。実物は informer が変更を知らせたとき(と定期の再同期)に調整する。", "While on, the controller reconciles every second, and only when something differs; a real one reconciles when its informer reports a change (and at each periodic resync)."},
 }
 
 // T returns this demo's text for key in l.

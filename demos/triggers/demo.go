@@ -111,9 +111,10 @@ func refuseRestarting(err error) error {
 
 // Parts declares the demo's section: the change both clusters receive
 // and the ways to break their streams, the pace, the two columns (edge |
-// level), each with its diff line, pods, stream and controller log, then
-// the chapter's table. A side's fragments key on what that side shows
-// (keys.go), so an event delivered to one side renders only its own.
+// level), each with its diff line, pods, stream, controller log and notes,
+// the notes on both streams, then the chapter's table. A side's fragments
+// key on what that side shows (keys.go), so an event delivered to one side
+// renders only its own.
 func (d *Demo) Parts() []demo.Part {
 	return []demo.Part{
 		demo.Box("tr-shared",
@@ -122,9 +123,20 @@ func (d *Demo) Parts() []demo.Part {
 		),
 		demo.Controls(),
 		demo.Error(),
-		demo.Box("tr-sides", d.sideParts(edgeSide), d.sideParts(levelSide)),
+		demo.Box("tr-sides",
+			d.sideParts(edgeSide, demo.Box("notes",
+				demo.Note("relist", func(l ui.Lang) string { return T(l, "tr.note.relist") }),
+				demo.Note("quota", func(l ui.Lang) string { return T(l, "tr.note.quota") }))),
+			d.sideParts(levelSide, demo.Box("notes",
+				demo.Note("resync", func(l ui.Lang) string { return T(l, "tr.note.resync") }))),
+		),
+		// Under both streams: how real events travel, and what a real
+		// ReplicaSet does with a Failed pod.
+		demo.Box("notes",
+			demo.Note("delivery", func(l ui.Lang) string { return T(l, "tr.note.delivery") }),
+			demo.Note("failed-pods", func(l ui.Lang) string { return T(l, "tr.note.failed-pods") }),
+		),
 		demo.Fragment("tr-lesson", d.lessonKey, d.lessonFrag),
-		demo.Static(func(v demo.View) templ.Component { return realLine(T(v.Lang, "tr.real")) }),
 		demo.LiveText(d.liveKey, d.liveText),
 		// Last: writing the snapshot ends a frame's reading of the world.
 		demo.Snapshot(),
@@ -132,12 +144,12 @@ func (d *Demo) Parts() []demo.Part {
 }
 
 // sideParts declares side i's column (of sides): its heading around its
-// four fragments.
-func (d *Demo) sideParts(i int) demo.Part {
+// four fragments, then its notes.
+func (d *Demo) sideParts(i int, notes demo.Part) demo.Part {
 	s := sides[i]
 	id := Prefix + "-" + s.String()
 	keys := func() *sideKeys { return &d.keys().side[i] }
-	return demo.Around(func(v demo.View) templ.Component { return sideColumn(sideHead(v.Lang, s)) },
+	parts := []demo.Part{
 		demo.Fragment(id+"-diff", func() uint64 { return keys().diff },
 			func(v demo.View) templ.Component { return d.diffFrag(v.Lang, i) }),
 		demo.Fragment(id+"-observed", func() uint64 { return keys().observed },
@@ -149,7 +161,9 @@ func (d *Demo) sideParts(i int) demo.Part {
 			Lines: func(l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },
 			Title: func(l ui.Lang) string { return T(l, "tr.log."+s.String()) },
 		}),
-	)
+	}
+	return demo.Around(func(v demo.View) templ.Component { return sideColumn(sideHead(v.Lang, s)) },
+		append(parts, notes)...)
 }
 
 // SnapshotJSON returns the snapshot the page keeps. Its fragment comes

@@ -95,3 +95,10 @@ func TestTimelineReplays(t *testing.T) {
 		demotest.CheckReplay(t, Kind, seed, 120)
 	}
 }
+
+// notes are the demo's notes where it simplifies real Kubernetes, by
+// topic; README.md lists them.
+var notes = []string{"delivery", "failed-pods", "resync", "relist", "quota"}
+
+// TestNotes: each note is on the page once, from its first load.
+func TestNotes(t *testing.T) { demotest.Notes(t, Kind, notes...) }

@@ -9,9 +9,8 @@ import "github.com/reconcile-demo/reconcile-demo/templates"
 var words = templates.Catalog{
 	"tr.title":   {"edge-triggered と level-triggered を並べて", "Edge- and level-triggered, side by side"},
 	"tr.short":   {"edge と level", "Edge vs level"},
-	"tr.summary": {"同じ変更を受ける 2 つのクラスタを、イベントに反応するコントローラと毎回数え直すコントローラが見る。イベントを落とし、重複させ、入れ替え、再起動する。", "Two clusters receive the same changes: one controller reacts to events, the other recounts every time. Drop, duplicate and reorder the events, restart the controllers."},
+	"tr.summary": {"同じ変更を受ける 2 つのクラスタを、イベントに反応するコントローラーと毎回数え直すコントローラーが見る。イベントを落とし、重複させ、入れ替え、再起動する。", "Two clusters receive the same changes: one controller reacts to events, the other recounts every time. Drop, duplicate and reorder the events, restart the controllers."},
 	"tr.intro":   {"2 つのクラスタは同じ変更を受ける。左の edge-triggered は聞いたイベントにだけ反応し、右の level-triggered(章の Reconcile)は毎回現状を数え直す。イベントの流れを壊して、どちらが追いつくかを見よう。", "Both clusters receive the same changes. On the left, the edge-triggered controller reacts only to the events it hears; on the right, the level-triggered one (the chapter's Reconcile) recounts what exists every time. Break the event stream and see which one catches up."},
-	"tr.real":    {"実物の informer は watch が切れると一覧を取り直し(re-list)、定期的に全件を再同期する(controller-runtime の既定で 10 時間ごと)。イベントは見直すきっかけにすぎない。ここでは level 側が 1 秒ごとに数え直し、edge 側は一覧を取り直さない素朴な書き方をしている。", "A real informer re-lists when its watch breaks and resyncs everything periodically (every 10 hours by default in controller-runtime): events are only a reason to look. Here the level side recounts every second, and the edge side is the naive kind that never re-lists."},
 
 	// the shared controls
 	"tr.shared":         {"両方のクラスタに同じ変更", "The same change to both clusters"},
@@ -27,13 +26,13 @@ var words = templates.Catalog{
 	"tr.dup":            {"次のイベントを重複させる", "Duplicate the next event"},
 	"tr.swap":           {"次の 2 つを入れ替える", "Swap the next two events"},
 	"tr.armed":          {"待機中", "armed"},
-	"tr.restart":        {"両方のコントローラを再起動", "Restart both controllers"},
+	"tr.restart":        {"両方のコントローラーを再起動", "Restart both controllers"},
 	"tr.restarting":     {"再起動中…", "Restarting…"},
 	"tr.upin":           {"復帰まで %.1f 秒", "back in %.1fs"},
 	"tr.kill":           {"落とす", "Kill"},
 	"tr.kill.label":     {"%s を両方で落とす", "Kill %s on both sides"},
 	"err.pod":           {"%s という生きている Pod はどちらの側にもありません。状態は変わっていません。", "No side has a live pod named %s. Nothing changed."},
-	"tr.err.restarting": {"コントローラは再起動中です。復帰するまで待ってください。状態は変わっていません。", "The controllers are restarting: wait until they are back. Nothing changed."},
+	"tr.err.restarting": {"コントローラーは再起動中です。復帰するまで待ってください。状態は変わっていません。", "The controllers are restarting: wait until they are back. Nothing changed."},
 
 	// each side
 	"tr.edge.title":     {"edge-triggered(イベントに反応)", "Edge-triggered (reacts to events)"},
@@ -49,7 +48,7 @@ var words = templates.Catalog{
 	"tr.diff.waiting":   {"差あり: 届くイベントを待っています", "Out of sync: waiting for the events on their way"},
 	"tr.diff.held":      {"差あり: 入れ替えの相方を待つイベントがある(放っておいても届かない)", "Out of sync: an event waits for its swap partner (it will not come by itself)"},
 	"tr.diff.stuck":     {"差あり: 放っておいても直らない(この差を知らせるイベントはもう来ない)", "Out of sync for good: no event will ever tell it"},
-	"tr.diff.down":      {"コントローラ再起動中: 誰も差を埋めない", "Controller restarting: nobody closes the gap"},
+	"tr.diff.down":      {"コントローラー再起動中: 誰も差を埋めない", "Controller restarting: nobody closes the gap"},
 	"tr.diff.detail":    {"desired %d / 生きている %d / Running %d", "desired %d / alive %d / Running %d"},
 	"tr.diff.failed":    {" / Failed %d", " / Failed %d"},
 	"tr.memory.edge":    {"覚えている Pod: %s", "Pods it remembers: %s"},
@@ -57,7 +56,7 @@ var words = templates.Catalog{
 	"tr.memory.level":   {"何も覚えない: 毎回クラスタを数え直す", "Remembers nothing: recounts the cluster every time"},
 
 	// the streams
-	"tr.stream":          {"イベントの流れ(クラスタ → コントローラ、新しいものが右)", "Event stream (cluster → controller, newest on the right)"},
+	"tr.stream":          {"イベントの流れ(クラスタ → コントローラー、新しいものが右)", "Event stream (cluster → controller, newest on the right)"},
 	"tr.stream.none":     {"(まだイベントなし)", "(no events yet)"},
 	"tr.stream.legend":   {"✓ 届いた ✕ 落ちた ×2 重複 ⇄ 入れ替わり … 配送中", "✓ delivered ✕ lost ×2 duplicated ⇄ swapped … on its way"},
 	"tr.armed.dup":       {"次のイベントを重複(待機中)", "Next event: duplicate (armed)"},
@@ -80,8 +79,8 @@ var words = templates.Catalog{
 	"tr.event.label":     {"#%d %s: %s", "#%d %s: %s"},
 
 	// the logs
-	"tr.log.edge":           {"edge コントローラのログ(反応したイベント)", "Edge controller log (events it acted on)"},
-	"tr.log.level":          {"level コントローラのログ(数え直し)", "Level controller log (recounts)"},
+	"tr.log.edge":           {"edge コントローラーのログ(反応したイベント)", "Edge controller log (events it acted on)"},
+	"tr.log.level":          {"level コントローラーのログ(数え直し)", "Level controller log (recounts)"},
 	"tr.log.event":          {"イベント(%s)を受けて数え直す: ", "event (%s), recount: "},
 	"tr.log.events":         {"イベント %d 件(最後は %s)を受けて 1 回だけ数え直す: ", "%d events (last: %s), one recount: "},
 	"tr.log.resync":         {"定期の数え直し(resync): ", "periodic recount (resync): "},
@@ -123,13 +122,13 @@ var words = templates.Catalog{
 	"tr.row.recovery.level": {"同じループが処理", "The same loop handles it"},
 	"tr.row.example":        {"例", "Example"},
 	"tr.row.example.edge":   {"素朴なスクリプト", "A naive script"},
-	"tr.row.example.level":  {"Kubernetes コントローラ", "A Kubernetes controller"},
+	"tr.row.example.level":  {"Kubernetes コントローラー", "A Kubernetes controller"},
 	"tr.row.active":         {"いま効いた行", "The row that just mattered"},
 	"tr.reason.none":        {"操作すると、いま効いた行がここで光る。", "Act, and the row that mattered lights up here."},
 	"tr.reason.at":          {"t=%s: ", "t=%s: "},
 	"tr.reason.desired":     {"desired を変えた。edge は「差のぶん作れ・消せ」という手順を聞き、level は「この数であれ」という状態を見る。", "Desired changed. The edge side hears a step (create or delete the difference); the level side sees a state (be this many)."},
 	"tr.reason.kill":        {"Pod を落とした。edge は「Pod が死んだ」専用の処理で作り直し、level は同じ数え直しのループで作り直す。", "A pod was killed. The edge side needs its own \"pod died\" handler; the level side's same recount loop replaces it."},
-	"tr.reason.restart":     {"コントローラを再起動した。edge は覚えていたことを失い、立て直すには専用の処理が要る。level は復帰して数え直すだけ。", "The controllers restarted. The edge side lost what it remembered and would need code of its own to relearn; the level side just recounts."},
+	"tr.reason.restart":     {"コントローラーを再起動した。edge は覚えていたことを失い、立て直すには専用の処理が要る。level は復帰して数え直すだけ。", "The controllers restarted. The edge side lost what it remembered and would need code of its own to relearn; the level side just recounts."},
 	"tr.reason.blip":        {"瞬断でイベントを取りこぼした。edge はその出来事を永遠に知らない(修復されない)。level は次の調整で数え直して追いつく。", "A network blip lost an event. The edge side never learns of it (never repaired); the level side recounts at the next reconcile and catches up."},
 	"tr.reason.down":        {"再起動中に出たイベントは誰も聞いていない。edge は修復しない。level は復帰後の数え直しで追いつく。", "Nobody heard the events emitted during the restart. The edge side never repairs them; the level side catches up with its recount once back."},
 	"tr.reason.overflow":    {"ストリームがあふれてイベントを取りこぼした。edge は修復しない。level は次の調整で追いつく。", "The stream overflowed and lost an event. The edge side never repairs it; the level side catches up at the next reconcile."},
@@ -137,6 +136,13 @@ var words = templates.Catalog{
 	"tr.reason.swap":        {"イベントの順序が入れ替わった。edge は届いた順に古い差分で動いた。level は現状を数え直すので順序に左右されない。", "Events arrived out of order. The edge side acted on stale differences as they came; the level side recounts, so order does not matter."},
 	"tr.live":               {"%sedge: %s。level: %s。", "%sEdge: %s. Level: %s."},
 	"tr.live.reason":        {"%s ", "%s "},
+
+	// the notes, where the demo simplifies real Kubernetes (README.md lists them)
+	"tr.note.delivery":    {"ここではイベントがどれも 0.4 秒で届き、落ちたイベントは二度と届かない。実物の watch は遅れがまちまちで、切れても最後の resourceVersion から続きを受け取る。", "Here every event arrives after a fixed 0.4 s, and a dropped one never arrives. A real watch's delay varies, and a broken watch resumes from its last resourceVersion."},
+	"tr.note.failed-pods": {"ここでは両方のコントローラーが Failed の Pod を消す。実物の ReplicaSet は数えなくなるだけで、消すのはずっと後の Pod のガベージコレクター。", "Here both controllers delete Failed pods. A real ReplicaSet only stops counting them; the pod garbage collector removes them much later."},
+	"tr.note.resync":      {"level 側の 1 秒ごとの数え直しは、何か変わるときにだけ走る。実物の定期の再同期(resync)は変わらなくても全件を調整し、controller-runtime の既定で 10 時間ごと。", "The level side's once-a-second recount runs only when it would change something; a real resync reconciles every object, changed or not, every 10 hours by default in controller-runtime."},
+	"tr.note.relist":      {"edge 側はわざと素朴に書いている。実物の informer は起動時と watch が切れたときに全件を一覧し直し(re-list)、ワークキューが重複をまとめる。", "The edge side is naive on purpose: a real informer lists everything at start and after a broken watch (re-list), and its workqueue collapses duplicates."},
+	"tr.note.quota":       {"edge 側のクラスタは Pod を 24 個までしか受け付けない(このデモの上限。ResourceQuota のように作成を断る)。", "The edge cluster takes at most 24 pods (this demo's bound: it refuses a create as a ResourceQuota would)."},
 }
 
 // T returns this demo's text for key in l.

@@ -148,3 +148,74 @@ test.describe('languages', () => {
     await expect(opDemo(page).getByTestId('connection')).toHaveAttribute('data-state', 'open');
   });
 });
+
+// ---------------------------------------------------------------- the chapters' words, the notes
+
+/** The notes each demo shows where it simplifies real Kubernetes, by topic
+ *  (each demo's README lists them; demotest.Notes checks the same lists). */
+const NOTES: Record<string, string[]> = {
+  reconcile: ['failed-pods', 'scale-down', 'resync'],
+  triggers: ['relist', 'quota', 'resync', 'delivery', 'failed-pods'],
+  operator: ['crd', 'world', 'scale-down', 'one-move', 'watch'],
+};
+
+/** Spellings the chapters do not use (wordstest.ChapterWords keeps them
+ *  out of the catalogs): コントローラー, ガベージコレクター, ファイナライザー,
+ *  レートリミッター and サーバー with their ー, and 立ち退き, not 退避. */
+const VARIANT = /コントローラ(?!ー)|ガベージコレクタ(?!ー)|ファイナライザ(?!ー)|レートリミッタ(?!ー)|サーバ(?!ー)|退避/g;
+
+test.describe("the notes and the chapters' words", () => {
+  for (const [kind, topics] of Object.entries(NOTES)) {
+    test(`${kind}: each note once, in the demo, from the first load, in both languages and on the projector`, async ({ page }) => {
+      for (const variant of ['', '?lang=en', '?mode=present']) {
+        await open(page, `/${kind}${variant}`);
+        const root = page.getByTestId(`${kind}-demo`);
+        // No action yet: what the first load shows.
+        const onPage = await page.getByTestId('note').evaluateAll((els) => els.map((e) => e.getAttribute('data-topic')));
+        expect(onPage.sort(), `${kind}${variant}: the notes on the page`).toEqual([...topics].sort());
+        for (const topic of topics) {
+          const note = root.locator(`[data-testid="note"][data-topic="${topic}"]`);
+          await expect(note, `${kind}${variant}: ${topic}`).toHaveCount(1);
+          await expect(note, `${kind}${variant}: ${topic}`).toBeVisible();
+          await expect(note).toHaveClass(/\breal\b/);
+          const text = (await note.textContent()) || '';
+          expect(text.length, `${topic} says something`).toBeGreaterThan(20);
+          expect(JAPANESE.test(text), `${topic} in ${variant.includes('en') ? 'English' : 'Japanese'}: ${text}`)
+            .toBe(!variant.includes('lang=en'));
+        }
+      }
+    });
+  }
+
+  test('the Failed-pod notes say what a real ReplicaSet does', async ({ page }) => {
+    for (const kind of ['reconcile', 'triggers']) {
+      await open(page, `/${kind}`);
+      const note = page.getByTestId(`${kind}-demo`).locator('[data-testid="note"][data-topic="failed-pods"]');
+      await expect(note).toContainText('ReplicaSet');
+      await expect(note).toContainText('ガベージコレクター');
+      await open(page, `/${kind}?lang=en`);
+      await expect(note).toContainText('garbage collector');
+    }
+  });
+
+  test("the pages write the chapters' words: コントローラー, サーバー", async ({ page }) => {
+    await open(page, '/reconcile');
+    const rc = rcDemo(page);
+    await waitConverged(rc);
+    await expect(rc.getByTestId('controller-toggle')).toContainText('コントローラー');
+    await expect(rc.getByTestId('actions')).toBeVisible();
+    await expect(rc.locator('.trigger')).toHaveText('コントローラー');
+    await expect(page.locator('.site-foot')).toContainText('サーバー上の');
+    for (const path of ['/reconcile', '/triggers', '/operator']) {
+      if (path !== '/reconcile') await open(page, path);
+      // Every word on the page, hidden ones (the help dialog, the
+      // connection's other states) and what assistive technology reads
+      // included.
+      const words = await page.evaluate(() => [document.title, document.body.textContent || '',
+        ...Array.from(document.querySelectorAll('*')).flatMap((e) => Array.from(e.attributes)
+          .filter((a) => a.name.startsWith('aria-') || a.name === 'title' || a.name.startsWith('data-text-'))
+          .map((a) => a.value))].join('\n'));
+      expect(words.match(VARIANT) ?? [], `${path}: spellings the chapters do not use`).toEqual([]);
+    }
+  });
+});

@@ -8,7 +8,6 @@
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import AxeBuilder from '@axe-core/playwright';
 import { test, expect, open, waitOpen, fast, speedButton, clockMs, JAPANESE, freePort, startServer, stopServers, type Locator, type Page } from './fixtures';
 
 type Side = 'edge' | 'level';
@@ -297,19 +296,9 @@ async function tenReplicas(tr: Locator) {
   await waitConverged(cluster(tr, 'level'), 10);
 }
 
-test.describe('triggers demo: accessibility and languages', () => {
-  for (const route of ['/triggers', '/embed/triggers']) {
-    for (const variant of ['', '?lang=en', '?mode=present', '?lang=en&mode=present']) {
-      test(`axe: ${route}${variant}`, async ({ page }) => {
-        await open(page, route + variant);
-        await stage(page);
-        const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
-        const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-        expect(bad).toEqual([]);
-      });
-    }
-  }
+test.describe('triggers demo: languages and screens', () => {
+  // axe scans /triggers and /embed/triggers in both languages and modes
+  // with every other page (a11y.spec.ts).
 
   for (const route of ['/triggers?lang=en', '/embed/triggers?lang=en']) {
     test(`no Japanese on ${route}`, async ({ page }) => {
