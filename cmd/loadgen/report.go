@@ -62,6 +62,9 @@ type report struct {
 		Seconds float64 `json:"seconds"` // process_cpu_seconds_total delta
 		WallS   float64 `json:"wall_s"`  // of the acting (or holding) phase
 		Cores   float64 `json:"cores"`   // seconds / wall
+		// PerActionMs is the server's CPU per action sent while acting:
+		// seconds / sent, in ms (0 while holding).
+		PerActionMs float64 `json:"per_action_ms"`
 	} `json:"server_cpu"`
 
 	Frames struct {
@@ -101,7 +104,7 @@ func sanitize(r *report) *report {
 	c := *r
 	for _, p := range []*float64{&c.Memory.RSSBefore, &c.Memory.RSSAfter, &c.Memory.RSSPerSession,
 		&c.Memory.HeapBefore, &c.Memory.HeapAfter, &c.Memory.HeapPerSession,
-		&c.Memory.StackBefore, &c.Memory.StackAfter, &c.Memory.StackPerSession, &c.CPU.Seconds, &c.CPU.Cores,
+		&c.Memory.StackBefore, &c.Memory.StackAfter, &c.Memory.StackPerSession, &c.CPU.Seconds, &c.CPU.Cores, &c.CPU.PerActionMs,
 		&c.Frames.Sent, &c.Frames.Coalesced, &c.Goroutines.Baseline, &c.Goroutines.Peak,
 		&c.Goroutines.SocketsClosed, &c.Goroutines.SessionsExpired, &c.Goroutines.SessionsLeft,
 		&c.Sessions.Server, &c.Sessions.Sockets} {
@@ -151,6 +154,9 @@ func (r *report) writeText(w io.Writer) {
 		phase = "holding"
 	}
 	p("  server CPU  %.3f cores (%.2f s CPU over %.1f s %s)", r.CPU.Cores, r.CPU.Seconds, r.CPU.WallS, phase)
+	if r.Rate > 0 {
+		p("              %.3f ms of CPU per action sent", r.CPU.PerActionMs)
+	}
 	p("  frames      server sent %.0f, coalesced %.0f while %s; generator received %d in all",
 		r.Frames.Sent, r.Frames.Coalesced, phase, r.Frames.Received)
 	if r.Bare != nil {

@@ -296,6 +296,9 @@ wait:
 	rep.CPU.WallS = wall.Seconds()
 	rep.CPU.Seconds = end.get("process_cpu_seconds_total") - start.get("process_cpu_seconds_total")
 	rep.CPU.Cores = rep.CPU.Seconds / rep.CPU.WallS
+	if sent := r.actionsSent.Load(); r.cfg.Rate > 0 && sent > 0 {
+		rep.CPU.PerActionMs = rep.CPU.Seconds * 1000 / float64(sent)
+	}
 	rep.Frames.Sent = end.get("reconcile_demo_frames_sent_total") - start.get("reconcile_demo_frames_sent_total")
 	rep.Frames.Coalesced = end.get("reconcile_demo_frames_coalesced_total") - start.get("reconcile_demo_frames_coalesced_total")
 
