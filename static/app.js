@@ -151,7 +151,10 @@
   });
 
   var snapTimer = {};
-  var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+  // Idle, but never later than 500 ms: a page that is never idle (a busy
+  // machine, a demo drawing every animation frame) still keeps its snapshot.
+  var idle = window.requestIdleCallback ? function (f) { return window.requestIdleCallback(f, { timeout: 500 }); }
+    : function (f) { return setTimeout(f, 50); };
   document.addEventListener('htmx:wsAfterMessage', function (e) {
     var d = demoOf(e.target); if (!d) return;
     if (!snapTimer[d.id]) snapTimer[d.id] = idle(function () { snapTimer[d.id] = null; keepSnapshot(d); });
