@@ -72,7 +72,7 @@ e2e: e2e-deps
 
 # Screenshots to look at (desktop, projector, phone, iframe) in web/screenshots.
 screenshots: e2e-deps
-	cd web && CHROMIUM=$(CHROMIUM) npx playwright test screenshots
+	cd web && SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) npx playwright test --grep @screenshot
 
 # Every fuzz target, FUZZTIME each (one target per run: go test -fuzz takes one).
 FUZZTIME ?= 30s

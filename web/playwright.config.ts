@@ -10,7 +10,12 @@ export default defineConfig({
   timeout: 30_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
-  workers: 2,
+  // Screenshots are for people to look at (make screenshots), not checks:
+  // make test leaves them out.
+  grepInvert: process.env.SCREENSHOTS ? undefined : /@screenshot/,
+  // The stories wait on the demos' virtual time and sockets between their
+  // browser's bursts: three share two cores well; six time out.
+  workers: Number(process.env.E2E_WORKERS || 3),
   retries: 0,
   reporter: [['list']],
   use: {

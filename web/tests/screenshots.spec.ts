@@ -45,7 +45,7 @@ const SHOTS = [
   { name: 'phone-operator-en', path: '/operator?lang=en', viewport: { width: 360, height: 740 }, fullPage: true },
 ];
 
-test.describe('screenshots', () => {
+test.describe('screenshots', { tag: '@screenshot' }, () => {
   for (const s of SHOTS) {
     test(s.name, async ({ page }) => {
       await page.setViewportSize(s.viewport);

@@ -467,7 +467,7 @@ test.describe('triggers demo: snapshot resume', () => {
 
 const DIR = path.resolve(__dirname, '..', 'screenshots');
 
-test.describe('screenshots', () => {
+test.describe('screenshots', { tag: '@screenshot' }, () => {
   const shots = [
     { name: 'triggers-desktop', path: '/triggers', viewport: { width: 1366, height: 900 }, fullPage: true },
     { name: 'triggers-projector', path: '/triggers?mode=present', viewport: { width: 1920, height: 1080 }, fullPage: false },
