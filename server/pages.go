@@ -60,7 +60,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 		return
 	}
 	p := ui.PageProps{Lang: lang, Path: path, Present: q.Get("mode") == "present", Embed: embed,
-		Title: ui.T(lang, "site.title"), Index: index, Asset: s.assets.URL}
+		Title: ui.T(lang, "site.title"), Index: index, Asset: s.assets.URL, TimeScale: s.timeScale()}
 	for i := range s.cfg.Demos {
 		k := &s.cfg.Demos[i]
 		p.Nav = append(p.Nav, ui.NavItem{Path: "/" + k.Name, Label: k.Short(lang)})

@@ -246,7 +246,7 @@ func (s *session) answerWhole(req rooms.WholeReq, srv *Server) {
 		req.Reply <- rooms.Whole{Err: rooms.ErrNoRoom}
 		return
 	}
-	s.advance()
+	s.advance(srv.cfg.TimeScale)
 	s.flush(srv)
 	l := ui.ParseLang(req.Lang)
 	rf := s.room.langs[l]

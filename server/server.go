@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -73,6 +74,11 @@ type Config struct {
 	// demo) is tried again, and the step at which its deadlines are
 	// checked. Defaults to 1 s.
 	RoomRetry time.Duration
+	// TimeScale runs every demo's virtual time this many times faster than
+	// its speed says, on the server and in its pages: for the browser
+	// suite's stories, which wait on the demos' time. Defaults to 1; the
+	// site never sets it.
+	TimeScale float64
 	// Demos are the demos served, in the order of the chapters' index.
 	// Defaults to the registry (demos.All).
 	Demos []demo.Kind
@@ -83,6 +89,9 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
+	if c.TimeScale <= 0 {
+		c.TimeScale = 1
+	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = 10000
 	}
@@ -327,4 +336,12 @@ func (s *Server) trusted(addr string) bool {
 		}
 	}
 	return false
+}
+
+// timeScale is Config.TimeScale as a page's body carries it: "" at 1.
+func (s *Server) timeScale() string {
+	if s.cfg.TimeScale == 1 {
+		return ""
+	}
+	return strconv.FormatFloat(s.cfg.TimeScale, 'g', -1, 64)
 }

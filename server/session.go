@@ -90,7 +90,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 				s.expireAt = time.Now().Add(srv.cfg.SessionTTL)
 			}
 		case c := <-s.cmds:
-			s.advance()
+			s.advance(srv.cfg.TimeScale)
 			s.handle(c, srv)
 		case <-s.inbox.poke:
 			s.readRoomMail(srv)
@@ -99,17 +99,18 @@ func (s *session) run(ctx context.Context, srv *Server) {
 				s.closeRoom() // nobody came back within the TTL
 				return
 			}
-			s.advance()
+			s.advance(srv.cfg.TimeScale)
 		}
 		s.flush(srv)
-		s.schedule(timer)
+		s.schedule(timer, srv.cfg.TimeScale)
 	}
 }
 
-// advance moves the demo's virtual time by the real time since last.
-func (s *session) advance() {
+// advance moves the demo's virtual time by the real time since last (times
+// scale, the test-only Config.TimeScale).
+func (s *session) advance(scale float64) {
 	now := time.Now()
-	s.live.Advance(now.Sub(s.lastReal))
+	s.live.Advance(time.Duration(float64(now.Sub(s.lastReal)) * scale))
 	s.lastReal = now
 }
 
@@ -241,15 +242,17 @@ func frags(rs []demo.Rendered) []sockets.Frag {
 // while anyone watches (the owner, or a room's follower), and for the end
 // of the TTL while no connection is attached. An unwatched demo catches up
 // in one Advance when someone returns, so it costs no CPU meanwhile.
-func (s *session) schedule(timer *time.Timer) {
+func (s *session) schedule(timer *time.Timer, scale float64) {
 	timer.Stop()
 	wait := time.Duration(-1)
 	if s.conn == nil {
 		wait = max(time.Until(s.expireAt), time.Millisecond)
 	}
 	if s.watched() {
-		if due, ok := s.live.NextDue(); ok && (wait < 0 || due < wait) {
-			wait = max(due, time.Millisecond)
+		if due, ok := s.live.NextDue(); ok {
+			if due = time.Duration(float64(due) / scale); wait < 0 || due < wait {
+				wait = max(due, time.Millisecond)
+			}
 		}
 	}
 	if wait >= 0 {

@@ -21,6 +21,9 @@ type PageProps struct {
 	Demos   []templ.Component // each demo's section, rendered by its package
 	Styles  []string          // the demos' own stylesheets, by file name under /static/
 	Banner  *BannerProps      // on a room's follower page: whose demo it is
+	// TimeScale is the server's test-only time scale (Config.TimeScale) as
+	// the page's clocks read it; "" when time runs as its speed says.
+	TimeScale string
 	// Asset returns the URL of a static file by its name ("app.css"): its
 	// content-hashed name, cached for good. Nil: /static/<name>.
 	Asset func(name string) string

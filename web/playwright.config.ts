@@ -29,7 +29,9 @@ export default defineConfig({
   webServer: {
     command: '../bin/reconcile-demo',
     url: `${baseURL}/readyz`,
-    env: { ADDR: `127.0.0.1:${port}`, SESSION_TTL: '2m' },
+    // The demos' time runs three times faster than their speed says (a
+    // test-only setting): the stories wait on it.
+    env: { ADDR: `127.0.0.1:${port}`, SESSION_TTL: '2m', TIME_SCALE: process.env.E2E_TIME_SCALE || '3' },
     reuseExistingServer: false,
     timeout: 30_000,
   },

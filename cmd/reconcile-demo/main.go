@@ -159,6 +159,14 @@ func config(getenv func(string) string, stderr io.Writer) (server.Config, string
 			*v.dst = d
 		}
 	}
+	if s := getenv("TIME_SCALE"); s != "" {
+		// For the browser suite only: its stories wait on the demos' time.
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(f >= 1 && f <= 20) {
+			return cfg, "", fmt.Errorf("TIME_SCALE %q: want a number from 1 to 20 (tests only)", s)
+		}
+		cfg.TimeScale = f
+	}
 	cfg.FrameAncestors = getenv("FRAME_ANCESTORS")
 	for _, f := range strings.FieldsFunc(getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		p, err := netip.ParsePrefix(f)

@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { test as base, expect, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { baseURL } from '../playwright.config';
 
 export { expect };
 export type { Locator, Page };
@@ -25,6 +26,7 @@ export class ErrorCollector {
   private t0 = Date.now();
   private allowed: RegExp[] = [];
   private watched = new WeakSet<Page>();
+  private offs: (() => void)[] = [];
 
   /** Ignore errors matching pattern from now on (say why at the call). */
   allow(pattern: RegExp) { this.allowed.push(pattern); }
@@ -32,13 +34,13 @@ export class ErrorCollector {
   watchPage(page: Page) {
     if (this.watched.has(page)) return;
     this.watched.add(page);
-    page.on('console', (m) => {
+    const onConsole = (m: import('@playwright/test').ConsoleMessage) => {
       if (m.type() !== 'error') return;
       const loc = m.location();
       this.add(`console.error: ${m.text()}${loc?.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`);
-    });
-    page.on('pageerror', (e) => this.add(`pageerror: ${e.stack || e.message || String(e)}`));
-    page.on('websocket', (ws) => {
+    };
+    const onError = (e: Error) => this.add(`pageerror: ${e.stack || e.message || String(e)}`);
+    const onSocket = (ws: import('@playwright/test').WebSocket) => {
       const tag = (ws.url().match(/demo=(\w+)/) || [])[1] + ' ' + (ws.url().match(/sid=(\w{6})/) || [])[1];
       const log = (what: string) => { if (this.wsLog.length < 5000) this.wsLog.push(`${Date.now() - this.t0}ms ${tag} ${what}`); };
       log('open');
@@ -51,13 +53,22 @@ export class ErrorCollector {
       });
       ws.on('socketerror', (e) => log(`error ${e}`));
       ws.on('close', () => log('close'));
-    });
+    };
+    page.on('console', onConsole);
+    page.on('pageerror', onError);
+    page.on('websocket', onSocket);
+    this.offs.push(() => { page.off('console', onConsole); page.off('pageerror', onError); page.off('websocket', onSocket); });
   }
 
   watchContext(context: BrowserContext) {
     context.pages().forEach((p) => this.watchPage(p));
-    context.on('page', (p) => this.watchPage(p));
+    const onPage = (p: Page) => this.watchPage(p);
+    context.on('page', onPage);
+    this.offs.push(() => context.off('page', onPage));
   }
+
+  /** Stops watching: the worker's page outlives the test. */
+  unwatch() { this.offs.splice(0).forEach((off) => off()); }
 
   /** Errors that matched an allow() pattern, for the curious. */
   readonly allowedSeen: string[] = [];
@@ -68,11 +79,58 @@ export class ErrorCollector {
   }
 }
 
-export const test = base.extend<{ errors: ErrorCollector }>({
-  errors: [async ({ context }, use, testInfo) => {
+/** One browser tab per worker, for every test that does not ask for a
+ *  fresh context (`test.use({ freshContext: true })`: a test that installs
+ *  Playwright's clock, which no later test may inherit). Starting a
+ *  renderer process costs a second of CPU on these machines, five times a
+ *  page load in a tab that is already open; between tests the tab is
+ *  emptied: other tabs closed, cookies and both storages cleared, media
+ *  emulation reset, the viewport set to the test's. */
+type Shared = { sharedContext: BrowserContext; sharedPage: Page };
+
+export const test = base.extend<{ errors: ErrorCollector; freshContext: boolean }, Shared>({
+  freshContext: [false, { option: true }],
+  sharedContext: [async ({ browser }, use) => {
+    const ctx = await browser.newContext({ baseURL });
+    await use(ctx);
+    await ctx.close();
+  }, { scope: 'worker' }],
+  sharedPage: [async ({ sharedContext }, use) => {
+    await use(await sharedContext.newPage());
+  }, { scope: 'worker' }],
+  context: async ({ freshContext, sharedContext, browser, viewport }, use) => {
+    if (freshContext) {
+      const ctx = await browser.newContext({ baseURL, viewport });
+      await use(ctx);
+      await ctx.close();
+      return;
+    }
+    await use(sharedContext);
+  },
+  page: async ({ freshContext, context, sharedPage, viewport }, use) => {
+    if (freshContext) {
+      await use(await context.newPage());
+      return;
+    }
+    let page = sharedPage;
+    if (page.isClosed()) page = await context.newPage();
+    for (const p of context.pages()) if (p !== page) await p.close();
+    await context.clearCookies();
+    await page.goto(`${baseURL}/readyz`);
+    await page.evaluate(() => { sessionStorage.clear(); localStorage.clear(); });
+    await page.emulateMedia({ media: null, colorScheme: null, reducedMotion: null, forcedColors: null });
+    await page.setViewportSize(viewport ?? { width: 1280, height: 720 });
+    await use(page);
+    // Leave nothing running: the next test starts from an empty tab.
+    if (!page.isClosed()) await page.goto('about:blank');
+  },
+  // After the tab is emptied, before it is left: what the suite does to
+  // the shared tab between tests is nobody's error.
+  errors: [async ({ context, page: _page }, use, testInfo) => {
     const c = new ErrorCollector();
     c.watchContext(context);
     await use(c);
+    c.unwatch();
     if (testInfo.status !== testInfo.expectedStatus && c.wsLog.length) {
       await testInfo.attach('websocket-frames.txt', { body: c.wsLog.join('\n'), contentType: 'text/plain' });
     }

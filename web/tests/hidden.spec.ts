@@ -7,6 +7,8 @@ import { test, expect, rcDemo, waitOpen, waitConverged, freePort, startServer, s
 
 test.describe.configure({ mode: 'serial' });
 test.afterAll(stopServers);
+// Playwright's clock stays installed in a context: these get their own.
+test.use({ freshContext: true });
 
 /** Makes the page believe it is hidden or shown, as switching tabs does. */
 async function setHidden(page: Page, hidden: boolean) {
