@@ -194,7 +194,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := ui.PageProps{Lang: lang, Path: "/room/" + code, Present: r.URL.Query().Get("mode") == "present",
 		Title: ui.F(lang, "room.page", code, kind.Title(lang)), Demos: []templ.Component{raw(whole.Section)},
-		Banner: &ui.BannerProps{Code: code, Title: kind.Title(lang), ForkURL: forkURL(kind.Name, lang)},
+		Banner:    &ui.BannerProps{Code: code, Title: kind.Title(lang), ForkURL: forkURL(kind.Name, lang)},
 		TimeScale: s.timeScale()}
 	for i := range s.cfg.Demos {
 		k := &s.cfg.Demos[i]
