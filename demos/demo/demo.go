@@ -133,6 +133,9 @@ type View struct {
 	// timeline, which the page hands its socket to start there (Section
 	// only).
 	Moment string
+	// pristine is set by Section for a demo as Start made it: its page
+	// carries no snapshot.
+	pristine bool
 }
 
 // room returns the room panel's props for a demo of prefix.
