@@ -75,8 +75,19 @@ func loadAssets(kinds []demo.Kind) (*assets, error) {
 		return nil, fmt.Errorf("load static assets: %w", err)
 	}
 	for i := range kinds {
-		if k := &kinds[i]; k.CSS != nil {
+		k := &kinds[i]
+		for _, name := range k.Sheets {
+			if _, ok := a.byName[name]; !ok || path.Ext(name) != ".css" {
+				return nil, fmt.Errorf("demo %s names the stylesheet %q, which static/ does not have", k.Name, name)
+			}
+		}
+		if k.CSS != nil {
 			if err := add(cssName(k), k.CSS); err != nil {
+				return nil, err
+			}
+		}
+		if k.PresentCSS != nil {
+			if err := add(presentCSSName(k), k.PresentCSS); err != nil {
 				return nil, err
 			}
 		}
@@ -113,6 +124,43 @@ func (a *assets) URL(name string) string {
 
 // cssName is the file name a demo's own stylesheet is served under.
 func cssName(k *demo.Kind) string { return "demo-" + k.Name + ".css" }
+
+// presentCSSName is the file name of a demo's projector layout.
+func presentCSSName(k *demo.Kind) string { return "demo-" + k.Name + "-present.css" }
+
+// styles returns the stylesheets a page showing kinds links after app.css,
+// in the order the cascade needs: the shared sheets the demos name, each
+// demo's own, and in projector mode present.css and each demo's projector
+// layout. What a page does not show, it does not load.
+func styles(kinds []*demo.Kind, present bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	for _, k := range kinds {
+		for _, name := range k.Sheets {
+			add(name)
+		}
+	}
+	for _, k := range kinds {
+		if k.CSS != nil {
+			add(cssName(k))
+		}
+	}
+	if present {
+		add("present.css")
+		for _, k := range kinds {
+			if k.PresentCSS != nil {
+				add(presentCSSName(k))
+			}
+		}
+	}
+	return out
+}
 
 // minifier minifies our own scripts and stylesheets (comments, spaces):
 // they are written to be read, and served to be small.

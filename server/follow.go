@@ -199,8 +199,6 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		k := &s.cfg.Demos[i]
 		p.Nav = append(p.Nav, ui.NavItem{Path: "/" + k.Name, Label: k.Short(lang)})
 	}
-	if kind.CSS != nil {
-		p.Styles = []string{cssName(kind)}
-	}
+	p.Styles = append(styles([]*demo.Kind{kind}, p.Present), "room.css")
 	s.render(w, r, http.StatusOK, ui.Page(p))
 }

@@ -272,6 +272,53 @@ func TestFirstLoadWeight(t *testing.T) {
 	}
 }
 
+// TestPageStylesheets: a page links the stylesheets of what it shows and
+// no others: projector mode's only in projector mode, the index's only on
+// the index, and a demo's page names the rooms' sheet for when its room
+// panel opens, without linking it.
+func TestPageStylesheets(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	for _, tc := range []struct {
+		path      string
+		want, not []string
+	}{
+		{"/reconcile", []string{"app", "cluster", "chart", "demo-reconcile"}, []string{"present", "demo-reconcile-present", "room", "index"}},
+		{"/pipeline", []string{"app", "demo-pipeline"}, []string{"cluster", "chart", "present", "demo-pipeline-present", "room", "index"}},
+		{"/controlplane?mode=present", []string{"app", "cluster", "demo-controlplane", "present", "demo-controlplane-present"}, []string{"chart", "room", "index"}},
+		{"/embed/triggers", []string{"app", "cluster", "demo-triggers"}, []string{"present", "room", "index"}},
+		{"/", []string{"app", "index"}, []string{"present", "room"}},
+	} {
+		_, body := ts.get(t, tc.path, nil)
+		doc := parsePage(t, body)
+		linked := map[string]bool{}
+		for _, n := range findAll(doc, func(n *html.Node) bool { return n.Data == "link" && attr(n, "rel") == "stylesheet" }) {
+			name := strings.TrimPrefix(attr(n, "href"), "/static/")
+			name = name[:strings.Index(name, ".")] // "demo-reconcile.1f2e3d4c5b.css" → "demo-reconcile"
+			linked[name] = true
+			if resp, _ := ts.get(t, attr(n, "href"), nil); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s links %s: %s", tc.path, attr(n, "href"), resp.Status)
+			}
+		}
+		for _, name := range tc.want {
+			if !linked[name] {
+				t.Errorf("%s does not link %s.css (it links %v)", tc.path, name, linked)
+			}
+		}
+		for _, name := range tc.not {
+			if linked[name] {
+				t.Errorf("%s links %s.css, which it does not show", tc.path, name)
+			}
+		}
+		page := findAll(doc, func(n *html.Node) bool { return n.Data == "body" })[0]
+		if css := attr(page, "data-room-css"); !strings.HasPrefix(css, "/static/room.") {
+			t.Errorf("%s: data-room-css %q, want the rooms' stylesheet", tc.path, css)
+		} else if resp, _ := ts.get(t, css, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("%s: the rooms' stylesheet %s: %s, %q", tc.path, css, resp.Status, resp.Header.Get("Cache-Control"))
+		}
+	}
+}
+
 func unbrotli(t *testing.T, b []byte) []byte {
 	t.Helper()
 	out, err := io.ReadAll(brotli.NewReader(bytes.NewReader(b)))

@@ -79,9 +79,10 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 			v.Moment = q.Get("moment")
 		}
 		p.Demos = append(p.Demos, live.Section(v))
-		if k.CSS != nil {
-			p.Styles = append(p.Styles, cssName(k))
-		}
+	}
+	p.Styles = styles(kinds, p.Present)
+	if index != nil {
+		p.Styles = append(p.Styles, "index.css")
 	}
 	if len(kinds) == 1 && index == nil {
 		p.Title = kinds[0].Title(lang) + " — " + ui.T(lang, "site.short")

@@ -224,9 +224,18 @@
   });
 
   // The room panel folds its QR code away (on the projector it floats over
-  // the demo) and stays folded across the frames that redraw it.
+  // the demo) and stays folded across the frames that redraw it. Its
+  // stylesheet is loaded when a room first opens: most pages never open one.
   var roomFolded = false;
   function foldRooms() {
+    var css = document.body.getAttribute('data-room-css');
+    if (css && document.querySelector('.room-panel[data-open="true"]')) {
+      var link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = css;
+      document.head.appendChild(link);
+      document.body.removeAttribute('data-room-css');
+    }
     document.querySelectorAll('.room-panel[data-open="true"]').forEach(function (p) {
       p.classList.toggle('folded', roomFolded);
       var b = p.querySelector('[data-room-fold]');

@@ -56,10 +56,19 @@ type Kind struct {
 	// every field and bound; any snapshot the demo could not have written
 	// is an error.
 	Restore func(opt Options, snapshot json.RawMessage) (Instance, error)
+	// Sheets names the shared stylesheets of static/ the demo's view uses
+	// beside app.css, which every page links: "cluster.css" (pods, the
+	// stepper, the diff line, badges), "chart.css" (templates.Chart). A
+	// page links them before the demo's own.
+	Sheets []string
 	// CSS is the demo's own stylesheet (its package embeds it), served as
 	// /static/demo-<Name>.css and linked by every page that shows the demo;
-	// nil when the shared one (static/app.css) is all it needs.
+	// nil when the shared ones are all it needs.
 	CSS []byte
+	// PresentCSS is the demo's own projector layout (body.present), served
+	// as /static/demo-<Name>-present.css and linked only by pages in
+	// projector mode, after static/present.css; nil when it needs none.
+	PresentCSS []byte
 	// Replay is the version of the demo's behaviour that its timelines
 	// (links to a moment) replay: bump it when the same actions would no
 	// longer give the same states, so that older links say so instead of
