@@ -76,9 +76,9 @@ func loadAssets(kinds []demo.Kind) (*assets, error) {
 	}
 	for i := range kinds {
 		k := &kinds[i]
-		for _, name := range k.Sheets {
-			if _, ok := a.byName[name]; !ok || path.Ext(name) != ".css" {
-				return nil, fmt.Errorf("demo %s names the stylesheet %q, which static/ does not have", k.Name, name)
+		for _, name := range k.Shared {
+			if ext := path.Ext(name); a.byName[name] == nil || ext != ".css" && ext != ".js" {
+				return nil, fmt.Errorf("demo %s names the shared file %q, which static/ does not have", k.Name, name)
 			}
 		}
 		if k.CSS != nil {
@@ -128,21 +128,35 @@ func cssName(k *demo.Kind) string { return "demo-" + k.Name + ".css" }
 // presentCSSName is the file name of a demo's projector layout.
 func presentCSSName(k *demo.Kind) string { return "demo-" + k.Name + "-present.css" }
 
-// styles returns the stylesheets a page showing kinds links after app.css,
-// in the order the cascade needs: the shared sheets the demos name, each
-// demo's own, and in projector mode present.css and each demo's projector
-// layout. What a page does not show, it does not load.
-func styles(kinds []*demo.Kind, present bool) []string {
-	var out []string
+// pageFiles are the files a page links beside app.css and app.js (which
+// every page links): what it shows needs them, and what it does not show,
+// it does not load.
+type pageFiles struct {
+	present bool // projector mode: present.css and present.js, and each demo's projector layout
+	embed   bool // an embed route: embed.js
+	room    bool // a room's page: room.css and room.js
+	index   bool // the chapters' index: index.css
+}
+
+// links returns the stylesheets and scripts of a page showing kinds, in
+// the order the cascade needs: the shared sheets the demos name, each
+// demo's own, then projector mode's, each demo's projector layout, the
+// room's and the index's.
+func (f pageFiles) links(kinds []*demo.Kind) (styles, scripts []string) {
 	seen := map[string]bool{}
 	add := func(name string) {
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		if path.Ext(name) == ".js" {
+			scripts = append(scripts, name)
+		} else {
+			styles = append(styles, name)
 		}
 	}
 	for _, k := range kinds {
-		for _, name := range k.Sheets {
+		for _, name := range k.Shared {
 			add(name)
 		}
 	}
@@ -151,15 +165,26 @@ func styles(kinds []*demo.Kind, present bool) []string {
 			add(cssName(k))
 		}
 	}
-	if present {
+	if f.present {
 		add("present.css")
+		add("present.js")
 		for _, k := range kinds {
 			if k.PresentCSS != nil {
 				add(presentCSSName(k))
 			}
 		}
 	}
-	return out
+	if f.embed {
+		add("embed.js")
+	}
+	if f.room {
+		add("room.css")
+		add("room.js")
+	}
+	if f.index {
+		add("index.css")
+	}
+	return styles, scripts
 }
 
 // minifier minifies our own scripts and stylesheets (comments, spaces):

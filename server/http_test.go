@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"strings"
 	"testing"
 
@@ -272,42 +273,51 @@ func TestFirstLoadWeight(t *testing.T) {
 	}
 }
 
-// TestPageStylesheets: a page links the stylesheets of what it shows and
-// no others: projector mode's only in projector mode, the index's only on
-// the index, and a demo's page names the rooms' sheet for when its room
-// panel opens, without linking it.
-func TestPageStylesheets(t *testing.T) {
+// TestPageFiles: a page links the stylesheets and scripts of what it shows
+// and no others: a chart's only with a chart, projector mode's only in
+// projector mode, the embed's only when embedded, the index's only on the
+// index, and a demo's page names the rooms' sheet for when its room panel
+// opens, without linking it.
+func TestPageFiles(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, Config{Sim: quiet})
 	for _, tc := range []struct {
 		path      string
 		want, not []string
 	}{
-		{"/reconcile", []string{"app", "cluster", "chart", "demo-reconcile"}, []string{"present", "demo-reconcile-present", "room", "index"}},
-		{"/pipeline", []string{"app", "demo-pipeline"}, []string{"cluster", "chart", "present", "demo-pipeline-present", "room", "index"}},
-		{"/controlplane?mode=present", []string{"app", "cluster", "demo-controlplane", "present", "demo-controlplane-present"}, []string{"chart", "room", "index"}},
-		{"/embed/triggers", []string{"app", "cluster", "demo-triggers"}, []string{"present", "room", "index"}},
-		{"/", []string{"app", "index"}, []string{"present", "room"}},
+		{"/reconcile", []string{"app.css", "cluster.css", "chart.css", "demo-reconcile.css", "app.js", "chart.js"},
+			[]string{"present.css", "demo-reconcile-present.css", "room.css", "index.css", "present.js", "embed.js", "room.js"}},
+		{"/pipeline", []string{"app.css", "demo-pipeline.css", "app.js"},
+			[]string{"cluster.css", "chart.css", "chart.js", "present.css", "demo-pipeline-present.css", "room.css", "index.css", "present.js", "embed.js", "room.js"}},
+		{"/controlplane?mode=present", []string{"app.css", "cluster.css", "demo-controlplane.css", "present.css", "demo-controlplane-present.css", "app.js", "present.js"},
+			[]string{"chart.css", "chart.js", "room.css", "index.css", "embed.js", "room.js"}},
+		{"/embed/triggers", []string{"app.css", "cluster.css", "demo-triggers.css", "app.js", "embed.js"},
+			[]string{"present.css", "room.css", "index.css", "present.js", "room.js"}},
+		{"/", []string{"app.css", "index.css", "app.js"}, []string{"present.css", "room.css", "present.js", "embed.js", "room.js"}},
 	} {
 		_, body := ts.get(t, tc.path, nil)
 		doc := parsePage(t, body)
 		linked := map[string]bool{}
-		for _, n := range findAll(doc, func(n *html.Node) bool { return n.Data == "link" && attr(n, "rel") == "stylesheet" }) {
-			name := strings.TrimPrefix(attr(n, "href"), "/static/")
-			name = name[:strings.Index(name, ".")] // "demo-reconcile.1f2e3d4c5b.css" → "demo-reconcile"
+		for _, n := range findAll(doc, func(n *html.Node) bool {
+			return n.Data == "link" && attr(n, "rel") == "stylesheet" || n.Data == "script"
+		}) {
+			ref := attr(n, "href") + attr(n, "src")
+			// "/static/demo-reconcile.1f2e3d4c5b.css" → "demo-reconcile.css"
+			name := strings.TrimPrefix(ref, "/static/")
+			name = name[:strings.Index(name, ".")] + path.Ext(name)
 			linked[name] = true
-			if resp, _ := ts.get(t, attr(n, "href"), nil); resp.StatusCode != http.StatusOK {
-				t.Errorf("%s links %s: %s", tc.path, attr(n, "href"), resp.Status)
+			if resp, _ := ts.get(t, ref, nil); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s links %s: %s", tc.path, ref, resp.Status)
 			}
 		}
 		for _, name := range tc.want {
 			if !linked[name] {
-				t.Errorf("%s does not link %s.css (it links %v)", tc.path, name, linked)
+				t.Errorf("%s does not link %s (it links %v)", tc.path, name, linked)
 			}
 		}
 		for _, name := range tc.not {
 			if linked[name] {
-				t.Errorf("%s links %s.css, which it does not show", tc.path, name)
+				t.Errorf("%s links %s, which it does not need", tc.path, name)
 			}
 		}
 		page := findAll(doc, func(n *html.Node) bool { return n.Data == "body" })[0]

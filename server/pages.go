@@ -80,10 +80,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 		}
 		p.Demos = append(p.Demos, live.Section(v))
 	}
-	p.Styles = styles(kinds, p.Present)
-	if index != nil {
-		p.Styles = append(p.Styles, "index.css")
-	}
+	p.Styles, p.Scripts = pageFiles{present: p.Present, embed: embed, index: index != nil}.links(kinds)
 	if len(kinds) == 1 && index == nil {
 		p.Title = kinds[0].Title(lang) + " — " + ui.T(lang, "site.short")
 	}

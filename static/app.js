@@ -1,6 +1,9 @@
 // The page's own behaviour, beside htmx and its WebSocket extension:
 // connection state, the snapshot kept for restarts, focus kept across
-// swaps, keyboard shortcuts, the help dialog and iframe auto-height.
+// swaps, the timeline, keyboard shortcuts, the help dialog and the clock.
+// What only some pages do has a script of its own, linked only there:
+// chart.js (the demos with a chart), present.js (projector mode), embed.js
+// (the embed routes) and room.js (a room's page).
 (function () {
   'use strict';
 
@@ -182,47 +185,6 @@
     });
   });
 
-  // A room's follower watches the teacher's demo: its controls are
-  // disabled (the server refuses them anyway), and "try it yourself" carries
-  // the room's last state to a demo of the follower's own.
-  function followerControls(root) {
-    (root || document).querySelectorAll('[data-role="follower"] [ws-send]').forEach(function (b) {
-      if (b.hasAttribute('data-timeline')) return; // a follower looks at the past on its own
-      b.disabled = true;
-      b.setAttribute('aria-disabled', 'true');
-    });
-  }
-  // A follower's look at the past sends the room's timeline (which its
-  // page holds) with the moment it wants; "continue from here" is a fork:
-  // a demo of its own, opened at that moment.
-  document.addEventListener('htmx:wsConfigSend', function (e) {
-    var d = demoOf(e.target);
-    if (!d || d.getAttribute('data-role') !== 'follower' || e.detail.parameters.action !== 'timeline') return;
-    var panel = d.querySelector('[data-testid="timeline-panel"]');
-    if (panel && panel.getAttribute('data-moment')) e.detail.parameters.moment = panel.getAttribute('data-moment');
-  });
-  document.addEventListener('click', function (e) {
-    var b = e.target.closest && e.target.closest('[data-fork-moment]');
-    if (!b || b.disabled) return;
-    var d = demoOf(b), panel = d && d.querySelector('[data-testid="timeline-panel"]');
-    var tl = d && timelineOf(d);
-    if (!panel || !tl) return;
-    var q = 'moment=' + encodeURIComponent(panel.getAttribute('data-moment')) + '&at=' + encodeURIComponent(tl.value);
-    if (document.documentElement.lang === 'en') q += '&lang=en';
-    location.href = '/' + panel.getAttribute('data-kind') + '?' + q;
-  });
-  followerControls();
-  document.addEventListener('htmx:wsAfterMessage', function (e) {
-    var d = demoOf(e.target); if (d && d.getAttribute('data-role') === 'follower') followerControls(d);
-  });
-  document.addEventListener('click', function (e) {
-    var a = e.target.closest && e.target.closest('[data-fork]');
-    if (!a) return;
-    var d = demos()[0];
-    var el = d && d.querySelector('[data-snapshot]');
-    if (el && el.getAttribute('data-snapshot')) store(carryKey(d), el.getAttribute('data-snapshot'));
-  });
-
   // The room panel folds its QR code away (on the projector it floats over
   // the demo) and stays folded across the frames that redraw it. Its
   // stylesheet is loaded when a room first opens: most pages never open one.
@@ -321,21 +283,6 @@
     }
     setTimeline(tl, to);
   }, true);
-  // On a projector the timeline is folded to its title: a click on the
-  // title opens it, and it stays open across the frames that redraw it.
-  var tlOpen = false;
-  function foldTimelines() {
-    document.querySelectorAll('.timeline').forEach(function (t) {
-      t.classList.toggle('tl-open', tlOpen);
-      var b = t.querySelector('[data-tl-fold]');
-      if (b) b.setAttribute('aria-expanded', String(tlOpen || t.classList.contains('timeline-past')));
-    });
-  }
-  foldTimelines();
-  document.addEventListener('click', function (e) {
-    if (e.target.closest && e.target.closest('[data-tl-fold]')) { tlOpen = !tlOpen; foldTimelines(); }
-  });
-  document.addEventListener('htmx:wsAfterMessage', foldTimelines);
   document.addEventListener('click', function (e) {
     var m = e.target.closest && e.target.closest('.tl-mark');
     if (!m) return;
@@ -428,8 +375,9 @@
   // Virtual time runs in the page between frames. Each demo's clock says
   // the virtual time at its frame, the speed and whether it is paused; the
   // page runs it on and draws from it what only time changes: the clock,
-  // the countdowns ("starts in 1.1 s") and the charts' scrolling. So the
-  // server sends a frame only when something happens.
+  // the countdowns ("starts in 1.1 s") and the timeline's end (and
+  // chart.js, from the clock, the charts' scrolling). So the server sends a
+  // frame only when something happens.
   var bases = new WeakMap(); // clock element -> { ms, t, stopped }
   function clockOf(demo) { return demo.querySelector('[data-testid="clock"]'); }
   function connOpen(demo) {
@@ -451,22 +399,6 @@
     var m = Math.floor(d / 600), s = (d % 600) / 10;
     return (m < 10 ? '0' : '') + m + ':' + (s < 10 ? '0' : '') + s.toFixed(1);
   }
-  var tickSpans = new WeakMap(); // tick group -> span it was drawn for
-  function drawTicks(g, span) {
-    if (tickSpans.get(g) === span) return;
-    tickSpans.set(g, span);
-    var x0 = Number(g.getAttribute('data-plot-x')), w = Number(g.getAttribute('data-plot-w'));
-    var y = g.getAttribute('data-y'), total = Math.floor(span / 1000), step = span < 40000 ? 5 : 15;
-    var ns = 'http://www.w3.org/2000/svg';
-    while (g.firstChild) g.removeChild(g.firstChild);
-    for (var s = total % step; s <= total; s += step) {
-      var t = document.createElementNS(ns, 'text');
-      t.setAttribute('class', 'tick'); t.setAttribute('y', y); t.setAttribute('text-anchor', 'middle');
-      t.setAttribute('x', (x0 + s / (span / 1000) * w).toFixed(1));
-      t.textContent = s === total ? '0s' : '-' + (total - s) + 's';
-      g.appendChild(t);
-    }
-  }
   function drawTime() {
     demos().forEach(function (demo) {
       var now = virtualNow(demo); if (now === null) return;
@@ -481,14 +413,6 @@
         if (el.textContent !== text) el.textContent = text;
       });
       drawTimeline(demo, now);
-      demo.querySelectorAll('[data-chart-plot]').forEach(function (plot) {
-        var win = Number(plot.getAttribute('data-window')), min = Number(plot.getAttribute('data-min-span'));
-        var span = Math.min(win, Math.max(Math.floor(now / 1000) * 1000, min));
-        var x = (now - Number(plot.getAttribute('data-origin')) - span) / 100;
-        plot.setAttribute('viewBox', x.toFixed(1) + ' 0 ' + (span / 100).toFixed(1) + ' ' + plot.getAttribute('data-plot-h'));
-        var g = plot.parentNode.querySelector('[data-chart-ticks]');
-        if (g) drawTicks(g, span);
-      });
     });
   }
   setInterval(drawTime, 100);
@@ -541,16 +465,4 @@
       wakeSockets();
     }
   });
-
-  // Inside an iframe, tell the parent our height whenever it changes.
-  if (document.body.classList.contains('embed') && window.parent !== window && window.ResizeObserver) {
-    var lastHeight = 0;
-    new ResizeObserver(function () {
-      var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
-      if (h !== lastHeight) {
-        lastHeight = h;
-        window.parent.postMessage({ type: 'reconcile-demo:resize', height: h }, '*');
-      }
-    }).observe(document.documentElement);
-  }
 })();

@@ -1,13 +1,14 @@
 // Package static holds the browser assets, embedded in the binary: htmx and
 // its WebSocket extension (vendored from the npm pins in web/package.json by
-// `make vendor`; `make test` fails if they differ), the page's small script
-// and the stylesheets: app.css, which every page links, and those only some
-// pages link (what a page does not show, it does not load; see app.css).
+// `make vendor`; `make test` fails if they differ), and our scripts and
+// stylesheets: app.js and app.css, which every page links, and those only
+// some pages link (what a page does not show, it does not load; see app.js
+// and app.css).
 package static
 
 import "embed"
 
 // FS holds every asset by its file name.
 //
-//go:embed htmx.min.js ws.min.js app.js *.css
+//go:embed *.js *.css
 var FS embed.FS

@@ -19,7 +19,8 @@ type PageProps struct {
 	Nav     []NavItem
 	Index   []IndexEntry      // the chapters' index, on the home page only
 	Demos   []templ.Component // each demo's section, rendered by its package
-	Styles  []string          // the demos' own stylesheets, by file name under /static/
+	Styles  []string          // the stylesheets it links beside app.css, by file name under /static/
+	Scripts []string          // the scripts it links after app.js, by file name under /static/
 	Banner  *BannerProps      // on a room's follower page: whose demo it is
 	// Asset returns the URL of a static file by its name ("app.css"): its
 	// content-hashed name, cached for good. Nil: /static/<name>.

@@ -77,7 +77,7 @@ var Kind = demo.Kind{
 	},
 	New:        func(demo.Options) demo.Instance { return NewDemo() },
 	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
-	Sheets:     []string{"cluster.css"},
+	Shared:     []string{"cluster.css"},
 	CSS:        css,
 	PresentCSS: presentCSS,
 	// Replay 2: the engine's truth pass (taints, podIPs, readyReplicas,

@@ -56,11 +56,12 @@ type Kind struct {
 	// every field and bound; any snapshot the demo could not have written
 	// is an error.
 	Restore func(opt Options, snapshot json.RawMessage) (Instance, error)
-	// Sheets names the shared stylesheets of static/ the demo's view uses
-	// beside app.css, which every page links: "cluster.css" (pods, the
-	// stepper, the diff line, badges), "chart.css" (templates.Chart). A
-	// page links them before the demo's own.
-	Sheets []string
+	// Shared names the files of static/ the demo's view uses beside those
+	// every page links (app.css, app.js): "cluster.css" (pods, the stepper,
+	// the diff line, badges), "chart.css" and "chart.js" (templates.Chart:
+	// its look, and its scrolling with the clock). A page links them, the
+	// stylesheets before the demo's own.
+	Shared []string
 	// CSS is the demo's own stylesheet (its package embeds it), served as
 	// /static/demo-<Name>.css and linked by every page that shows the demo;
 	// nil when the shared ones are all it needs.

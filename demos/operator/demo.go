@@ -45,7 +45,7 @@ var Kind = demo.Kind{
 	},
 	New:        func(opt demo.Options) demo.Instance { return NewDemo(opt, false) },
 	Restore:    demo.RestoreWith(RestoreDemo),
-	Sheets:     []string{"cluster.css", "chart.css"},
+	Shared:     []string{"cluster.css", "chart.css", "chart.js"},
 	CSS:        css,
 	PresentCSS: presentCSS,
 	Load: []demo.LoadStep{
