@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/static"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // asset is one static file, minified (our own scripts and stylesheets; the
@@ -73,6 +75,17 @@ func loadAssets(kinds []demo.Kind) (*assets, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load static assets: %w", err)
+	}
+	// The help dialog in each language, loaded by a page when it is first
+	// opened.
+	for _, l := range []ui.Lang{ui.Ja, ui.En} {
+		var b bytes.Buffer
+		if err := ui.Help(l).Render(context.Background(), &b); err != nil {
+			return nil, fmt.Errorf("render the help: %w", err)
+		}
+		if err := add(ui.HelpName(l), b.Bytes()); err != nil {
+			return nil, err
+		}
 	}
 	for i := range kinds {
 		k := &kinds[i]

@@ -276,8 +276,8 @@ func TestFirstLoadWeight(t *testing.T) {
 // TestPageFiles: a page links the stylesheets and scripts of what it shows
 // and no others: a chart's only with a chart, projector mode's only in
 // projector mode, the embed's only when embedded, the index's only on the
-// index, and a demo's page names the rooms' sheet for when its room panel
-// opens, without linking it.
+// index; and it names the help dialog, and a demo's page the rooms' sheet,
+// for when they are first opened, without linking them.
 func TestPageFiles(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, Config{Sim: quiet})
@@ -321,6 +321,15 @@ func TestPageFiles(t *testing.T) {
 			}
 		}
 		page := findAll(doc, func(n *html.Node) bool { return n.Data == "body" })[0]
+		if len(byTestID(doc, "help")) != 0 {
+			t.Errorf("%s holds the help dialog, which it loads when it is opened", tc.path)
+		}
+		if ref := attr(page, "data-help"); !strings.HasPrefix(ref, "/static/help-ja.") {
+			t.Errorf("%s: data-help %q, want the Japanese help", tc.path, ref)
+		} else if resp, body := ts.get(t, ref, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") ||
+			len(byTestID(parsePage(t, body), "help-close")) != 1 {
+			t.Errorf("%s: the help %s: %s, %q, %.100q", tc.path, ref, resp.Status, resp.Header.Get("Cache-Control"), body)
+		}
 		if css := attr(page, "data-room-css"); !strings.HasPrefix(css, "/static/room.") {
 			t.Errorf("%s: data-room-css %q, want the rooms' stylesheet", tc.path, css)
 		} else if resp, _ := ts.get(t, css, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {

@@ -311,10 +311,10 @@
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing(e.target)) return;
     var help = document.getElementById('help');
     if (e.key === '?') {
-      if (help && !help.open) { openHelp(help); e.preventDefault(); }
+      if (!help || !help.open) { showHelp(); e.preventDefault(); }
       return;
     }
-    if (help && help.open) return;
+    if (helpLoading || help && help.open) return;
     var demo = active && document.body.contains(active) ? active : demos()[0];
     if (!demo) return;
     var done = false;
@@ -335,11 +335,27 @@
   });
 
   document.addEventListener('click', function (e) {
-    if (e.target.closest && e.target.closest('[data-help-open]')) {
-      var help = document.getElementById('help');
-      if (help && !help.open) openHelp(help);
-    }
+    if (e.target.closest && e.target.closest('[data-help-open]')) showHelp();
   });
+
+  // The help dialog is loaded when it is first opened (most readers never
+  // open it: the body's data-help names it, cached for good); shortcuts
+  // wait while it loads, as while it is open.
+  var helpLoading = false;
+  function showHelp() {
+    var help = document.getElementById('help');
+    if (help) { if (!help.open) openHelp(help); return; }
+    var url = document.body.getAttribute('data-help');
+    if (!url || helpLoading) return;
+    helpLoading = true;
+    fetch(url).then(function (r) {
+      if (!r.ok) throw new Error('help: ' + r.status);
+      return r.text();
+    }).then(function (html) {
+      if (!document.getElementById('help')) document.body.insertAdjacentHTML('beforeend', html);
+      openHelp(document.getElementById('help'));
+    }).catch(function () { /* not loaded: the next press tries again */ }).then(function () { helpLoading = false; });
+  }
 
   // The help lists the keys of the demo in use (rows and keys marked
   // data-help-for are shown only when the demo has what they press), and
