@@ -20,7 +20,7 @@ type PageProps struct {
 	Index   []IndexEntry      // the chapters' index, on the home page only
 	Demos   []templ.Component // each demo's section, rendered by its package
 	Styles  []string          // the stylesheets it links beside app.css, by file name under /static/
-	Scripts []string          // the scripts it links after app.js, by file name under /static/
+	Scripts []string          // the scripts it links after site.min.js (htmx and app.js), by file name under /static/
 	Banner  *BannerProps      // on a room's follower page: whose demo it is
 	// Asset returns the URL of a static file by its name ("app.css"): its
 	// content-hashed name, cached for good. Nil: /static/<name>.
