@@ -52,8 +52,9 @@ func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 }
 
 // TestFreshPageKeepsNoSnapshot: the page of a demo as Start made it carries
-// no snapshot (a session started from nothing is in the same state), while
-// its first frame does, and so does the page once anything has happened.
+// no snapshot (a session started from nothing is in the same state: every
+// Start renders the same page, which the server renders once), while its
+// first frame does, and so does the page once anything has happened.
 func TestFreshPageKeepsNoSnapshot(t *testing.T) {
 	const sid = "0123456789abcdef0123456789abcdef"
 	for _, k := range All() {
@@ -67,8 +68,13 @@ func TestFreshPageKeepsNoSnapshot(t *testing.T) {
 				}
 				return b.String()
 			}
-			if p := page(); strings.Contains(p, "data-snapshot") || !strings.Contains(p, `id="`+k.Prefix+`-snapshot" hidden data-sid="`+sid+`"`) {
+			p := page()
+			if strings.Contains(p, "data-snapshot") || !strings.Contains(p, `id="`+k.Prefix+`-snapshot" hidden data-sid="`+sid+`"`) {
 				t.Errorf("a fresh page: want the snapshot element without a snapshot")
+			}
+			var again strings.Builder
+			if err := demo.Start(&k, demo.Options{}).Section(v).Render(context.Background(), &again); err != nil || again.String() != p {
+				t.Errorf("two fresh demos render different pages (%v)", err)
 			}
 			frame, err := live.Renderer(v).Frame(nil)
 			if err != nil {

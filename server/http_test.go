@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -239,6 +240,12 @@ func TestFirstLoadWeight(t *testing.T) {
 	const budget = 30 << 10
 	ts := startServer(t, Config{Sim: quiet})
 	<-ts.srv.assets.best // the best Brotli, as a server serves once it has started
+	// A page's best Brotli is made after its first visit, as it is served
+	// from then on.
+	for _, k := range demos.All() {
+		ts.get(t, "/"+k.Name, browserOK)
+	}
+	ts.srv.pages.making.Wait()
 	for _, k := range demos.All() {
 		path := "/" + k.Name
 		resp, body := ts.get(t, path, browserOK)
@@ -345,6 +352,55 @@ func unbrotli(t *testing.T, b []byte) []byte {
 		t.Fatalf("brotli: %v", err)
 	}
 	return out
+}
+
+// TestPageTail: a page of fresh demos is the same for every visitor up to
+// its tail, which alone names their sessions (one per demo, new for each
+// visit), and its links to a moment are paths, whatever host it was asked
+// on; its Brotli stream, which carries the tail as it is, decodes to the
+// same page as the plain one. A page opened from a link to a moment is a
+// page of its own, with a tail all the same.
+func TestPageTail(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	sids := regexp.MustCompile(`<div id="sids" hidden data-sids="([0-9a-f ]+)"></div></body></html>$`)
+	split := func(path string, body []byte) (string, []string) {
+		m := sids.FindSubmatchIndex(body)
+		if m == nil {
+			t.Fatalf("%s: no tail naming the sessions: %.200q", path, body[max(0, len(body)-200):])
+		}
+		return string(body[:m[0]]), strings.Fields(string(body[m[2]:m[3]]))
+	}
+	_, moment := ts.get(t, "/reconcile", nil)
+	share := attr(byTestID(parsePage(t, moment), "share-moment")[0], "href")
+	for _, tc := range []struct {
+		path  string
+		demos int
+	}{{"/pipeline", 1}, {"/?lang=en", 2}, {"/embed/operator?mode=present", 1}, {share, 1}} {
+		_, a := ts.get(t, tc.path, nil)
+		_, b := ts.get(t, tc.path, http.Header{"Origin": {"https://elsewhere.example"}})
+		pa, sa := split(tc.path, a)
+		pb, sb := split(tc.path, b)
+		if pa != pb {
+			t.Errorf("%s: two visits differ before the tail", tc.path)
+		}
+		if len(sa) != tc.demos || len(sb) != tc.demos {
+			t.Errorf("%s: the tails name %v and %v, want %d sessions each", tc.path, sa, sb, tc.demos)
+		}
+		for i := range sa {
+			if !validSID(sa[i]) || !validSID(sb[i]) || sa[i] == sb[i] || strings.Contains(pa, sa[i]) {
+				t.Errorf("%s: sessions %v and %v: not new for each visit, or named before the tail", tc.path, sa, sb)
+			}
+		}
+		if strings.Contains(pa, "elsewhere.example") || strings.Contains(pa, ts.URL) {
+			t.Errorf("%s: the page names a host", tc.path)
+		}
+		if _, br := ts.get(t, tc.path, browserOK); !strings.HasPrefix(string(unbrotli(t, br)), pa) {
+			t.Errorf("%s: the Brotli stream decodes to another page", tc.path)
+		} else if _, s := split(tc.path, unbrotli(t, br)); len(s) != tc.demos {
+			t.Errorf("%s: the Brotli stream's tail names %v", tc.path, s)
+		}
+	}
 }
 
 // TestRunReturnsWhenCancelledBeforeAnySession: a server that served nothing

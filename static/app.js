@@ -34,6 +34,22 @@
   function drop(key) { try { sessionStorage.removeItem(key); } catch (e) { /* ignore */ } }
 
   function owned(demo) { return demo.getAttribute('data-role') !== 'follower'; }
+
+  // The page names its demos' sessions in its tail (the rest of it is the
+  // same for every visitor: server/pagecache.go). Each demo of its own takes
+  // its id, in order, before htmx connects its socket (this script runs
+  // once the page is parsed, before DOMContentLoaded).
+  var sids = document.getElementById('sids');
+  if (sids) {
+    var ids = sids.getAttribute('data-sids').split(' ');
+    demos().filter(owned).forEach(function (d, i) {
+      var snap = d.querySelector('[id$="-snapshot"]');
+      d.setAttribute('data-sid', ids[i]);
+      d.setAttribute('ws-connect', d.getAttribute('ws-connect') + ids[i]);
+      if (snap) snap.setAttribute('data-sid', ids[i]);
+    });
+    sids.remove();
+  }
   function keepSnapshot(demo) {
     if (!owned(demo)) return; // a room's follower has no session of its own to restore
     var el = demo.querySelector('[data-snapshot]');

@@ -18,7 +18,7 @@ type TimelineProps struct {
 	Value    int64 // the moment shown: Max while the page shows the present
 	Past     bool  // the page shows a moment of the past
 	Marks    []TimelineMark
-	Share    string // the link to the moment shown (absolute); "" when the origin is unknown
+	Share    string // the link to the moment shown (absolute, or a path on a page); "" when the origin is unknown
 	Embed    string // the same under /embed/<kind>
 	Follower bool   // a room's follower: the timeline is the room's
 	Moment   string // a follower's: the room's timeline as a link's payload, for its own look at the past

@@ -139,6 +139,10 @@ type View struct {
 	Room *templates.RoomProps
 	// Origin is the site's origin ("https://host"), for links to a moment.
 	Origin string
+	// PageLinks links to a moment by path ("/reconcile?moment=…"): a page,
+	// which every host serves alike (its socket's frames bring the links
+	// on its Origin).
+	PageLinks bool
 	// Moment is set on a page opened from a link to a moment: the link's
 	// timeline, which the page hands its socket to start there (Section
 	// only).
