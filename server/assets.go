@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -63,6 +64,7 @@ func loadAssets(kinds []demo.Kind) (*assets, error) {
 		a.byName[name], a.byName[as.hashed] = as, as
 		return nil
 	}
+	var helpJS []byte
 	err := fs.WalkDir(static.FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || p == "static.go" {
 			return err
@@ -70,6 +72,10 @@ func loadAssets(kinds []demo.Kind) (*assets, error) {
 		body, err := fs.ReadFile(static.FS, p)
 		if err != nil {
 			return err
+		}
+		if p == "help.js" {
+			helpJS = body // served inside help-<lang>.js only
+			return nil
 		}
 		return add(p, body)
 	})
@@ -87,14 +93,18 @@ func loadAssets(kinds []demo.Kind) (*assets, error) {
 	if err := add(siteJS, site); err != nil {
 		return nil, err
 	}
-	// The help dialog in each language, loaded by a page when it is first
-	// opened.
+	// The help dialog in each language, with what it does (static/help.js,
+	// a function of the dialog's HTML and its stylesheet's URL), loaded by
+	// a page when it is first opened.
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
 		var b bytes.Buffer
 		if err := ui.Help(l).Render(context.Background(), &b); err != nil {
 			return nil, fmt.Errorf("render the help: %w", err)
 		}
-		if err := add(ui.HelpName(l), b.Bytes()); err != nil {
+		dialog, _ := json.Marshal(b.String())
+		css, _ := json.Marshal(a.URL("help.css"))
+		js := fmt.Sprintf("(function (helpHTML, helpCSS) {\n%s\n})(%s, %s);\n", helpJS, dialog, css)
+		if err := add(ui.HelpName(l), []byte(js)); err != nil {
 			return nil, err
 		}
 	}

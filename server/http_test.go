@@ -331,11 +331,16 @@ func TestPageFiles(t *testing.T) {
 		if len(byTestID(doc, "help")) != 0 {
 			t.Errorf("%s holds the help dialog, which it loads when it is opened", tc.path)
 		}
-		if ref := attr(page, "data-help"); !strings.HasPrefix(ref, "/static/help-ja.") {
-			t.Errorf("%s: data-help %q, want the Japanese help", tc.path, ref)
+		// The help's script holds the dialog and names its stylesheet.
+		if ref := attr(page, "data-help"); !strings.HasPrefix(ref, "/static/help-ja.") || path.Ext(ref) != ".js" {
+			t.Errorf("%s: data-help %q, want the Japanese help's script", tc.path, ref)
 		} else if resp, body := ts.get(t, ref, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") ||
-			len(byTestID(parsePage(t, body), "help-close")) != 1 {
+			!strings.Contains(string(body), `data-testid="help-close"`) {
 			t.Errorf("%s: the help %s: %s, %q, %.100q", tc.path, ref, resp.Status, resp.Header.Get("Cache-Control"), body)
+		} else if css := regexp.MustCompile(`/static/help\.[0-9a-f]{10}\.css`).Find(body); css == nil {
+			t.Errorf("%s: the help names no stylesheet", tc.path)
+		} else if resp, _ := ts.get(t, string(css), nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: the help's stylesheet %s: %s", tc.path, css, resp.Status)
 		}
 		if css := attr(page, "data-room-css"); !strings.HasPrefix(css, "/static/room.") {
 			t.Errorf("%s: data-room-css %q, want the rooms' stylesheet", tc.path, css)

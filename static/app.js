@@ -354,54 +354,25 @@
     if (e.target.closest && e.target.closest('[data-help-open]')) showHelp();
   });
 
-  // The help dialog is loaded when it is first opened (most readers never
-  // open it: the body's data-help names it, cached for good); shortcuts
-  // wait while it loads, as while it is open.
+  // The help dialog and what it does are loaded when it is first opened
+  // (most readers never open it): the body's data-help names the script
+  // (help-<lang>.js, cached for good; static/help.js), which adds the dialog
+  // and opens it on 'help:open' with the demo in use. Shortcuts wait while
+  // it loads, as while it is open.
   var helpLoading = false;
   function showHelp() {
     var help = document.getElementById('help');
-    if (help) { if (!help.open) openHelp(help); return; }
-    var url = document.body.getAttribute('data-help');
-    if (!url || helpLoading) return;
+    if (help) {
+      if (!help.open) document.dispatchEvent(new CustomEvent('help:open', { detail: active && document.body.contains(active) ? active : demos()[0] }));
+      return;
+    }
+    if (helpLoading) return;
     helpLoading = true;
-    fetch(url).then(function (r) {
-      if (!r.ok) throw new Error('help: ' + r.status);
-      return r.text();
-    }).then(function (html) {
-      if (!document.getElementById('help')) document.body.insertAdjacentHTML('beforeend', html);
-      openHelp(document.getElementById('help'));
-    }).catch(function () { /* not loaded: the next press tries again */ }).then(function () { helpLoading = false; });
-  }
-
-  // The help lists the keys of the demo in use (rows and keys marked
-  // data-help-for are shown only when the demo has what they press), and
-  // says what + and - press there (replicas, members, a new App) with
-  // those buttons' own labels.
-  function labelOf(b) {
-    var a = b.getAttribute('aria-label');
-    if (a) return a;
-    var text = '';
-    b.childNodes.forEach(function (n) {
-      if (n.nodeType === 3) text += n.textContent;
-      else if (n.nodeType === 1 && n.getAttribute('aria-hidden') !== 'true') text += n.textContent;
-    });
-    return text.trim();
-  }
-  function openHelp(help) {
-    var demo = active && document.body.contains(active) ? active : demos()[0];
-    help.querySelectorAll('[data-help-for]').forEach(function (row) {
-      var sel = row.getAttribute('data-help-for');
-      row.hidden = demo ? !(demo.matches(sel) || demo.querySelector(sel)) : false;
-      var dd = row.querySelector('dd');
-      if (!row.hasAttribute('data-help-label') || !dd) return;
-      if (!dd.hasAttribute('data-generic')) dd.setAttribute('data-generic', dd.textContent);
-      var labels = row.getAttribute('data-help-label').split('|').map(function (sel) {
-        var b = demo && demo.querySelector(sel);
-        return b ? labelOf(b) : '';
-      }).filter(Boolean);
-      dd.textContent = labels.length ? labels.join(' / ') : dd.getAttribute('data-generic');
-    });
-    help.showModal();
+    var s = document.createElement('script');
+    s.src = document.body.getAttribute('data-help');
+    s.onload = function () { helpLoading = false; showHelp(); };
+    s.onerror = function () { helpLoading = false; s.remove(); }; // the next press tries again
+    document.head.appendChild(s);
   }
 
   // Virtual time runs in the page between frames. Each demo's clock says
