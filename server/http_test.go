@@ -292,13 +292,13 @@ func TestPageFiles(t *testing.T) {
 		path      string
 		want, not []string
 	}{
-		{"/reconcile", []string{"app.css", "cluster.css", "chart.css", "demo-reconcile.css", "site.js", "chart.js"},
+		{"/reconcile", []string{"app.css", "cluster.css", "diff.css", "chart.css", "demo-reconcile.css", "site.js", "chart.js"},
 			[]string{"present.css", "demo-reconcile-present.css", "room.css", "index.css", "present.js", "embed.js", "room.js"}},
 		{"/pipeline", []string{"app.css", "demo-pipeline.css", "site.js"},
 			[]string{"cluster.css", "chart.css", "chart.js", "present.css", "demo-pipeline-present.css", "room.css", "index.css", "present.js", "embed.js", "room.js"}},
 		{"/controlplane?mode=present", []string{"app.css", "cluster.css", "demo-controlplane.css", "present.css", "demo-controlplane-present.css", "site.js", "present.js"},
-			[]string{"chart.css", "chart.js", "room.css", "index.css", "embed.js", "room.js"}},
-		{"/embed/triggers", []string{"app.css", "cluster.css", "demo-triggers.css", "site.js", "embed.js"},
+			[]string{"chart.css", "chart.js", "diff.css", "room.css", "index.css", "embed.js", "room.js"}},
+		{"/embed/triggers", []string{"app.css", "cluster.css", "diff.css", "demo-triggers.css", "site.js", "embed.js"},
 			[]string{"present.css", "room.css", "index.css", "present.js", "room.js"}},
 		{"/", []string{"app.css", "index.css", "site.js"}, []string{"present.css", "room.css", "present.js", "embed.js", "room.js"}},
 	} {

@@ -57,10 +57,10 @@ type Kind struct {
 	// is an error.
 	Restore func(opt Options, snapshot json.RawMessage) (Instance, error)
 	// Shared names the files of static/ the demo's view uses beside those
-	// every page links (app.css, app.js): "cluster.css" (pods, the stepper,
-	// the diff line, badges), "chart.css" and "chart.js" (templates.Chart:
-	// its look, and its scrolling with the clock). A page links them, the
-	// stylesheets before the demo's own.
+	// every page links (app.css, site.min.js): "cluster.css" (pods, the
+	// stepper, badges), "diff.css" (the diff line), "chart.css" and
+	// "chart.js" (templates.Chart: its look, and its scrolling with the
+	// clock). A page links them, the stylesheets before the demo's own.
 	Shared []string
 	// CSS is the demo's own stylesheet (its package embeds it), served as
 	// /static/demo-<Name>.css and linked by every page that shows the demo;

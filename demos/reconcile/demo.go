@@ -43,7 +43,7 @@ var Kind = demo.Kind{
 	},
 	New:        func(opt demo.Options) demo.Instance { return NewDemo(opt, 3, true) },
 	Restore:    demo.RestoreWith(RestoreDemo),
-	Shared:     []string{"cluster.css", "chart.css", "chart.js"},
+	Shared:     []string{"cluster.css", "diff.css", "chart.css", "chart.js"},
 	CSS:        css,
 	PresentCSS: presentCSS,
 	Load: []demo.LoadStep{

@@ -55,7 +55,7 @@ var Kind = demo.Kind{
 	},
 	New:        func(demo.Options) demo.Instance { return NewDemo() },
 	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
-	Shared:     []string{"cluster.css"},
+	Shared:     []string{"cluster.css", "diff.css"},
 	CSS:        css,
 	PresentCSS: presentCSS,
 	// The load generator changes the desired count: both controllers then
