@@ -1,14 +1,22 @@
 // Projector mode's behaviour (linked only in projector mode): the timeline
-// floats folded to its title; a click on the title opens it, and it stays
-// open across the frames that redraw it.
+// floats folded to a button of its title (present.css); a click on it opens
+// the timeline, and it stays open across the frames that redraw it.
 (function () {
   'use strict';
   var tlOpen = false;
   function foldTimelines() {
     document.querySelectorAll('.timeline').forEach(function (t) {
-      t.classList.toggle('tl-open', tlOpen);
       var b = t.querySelector('[data-tl-fold]');
-      if (b) b.setAttribute('aria-expanded', String(tlOpen || t.classList.contains('timeline-past')));
+      if (!b) {
+        b = document.createElement('button');
+        b.type = 'button';
+        b.className = 'btn btn-small tl-fold';
+        b.setAttribute('data-tl-fold', '');
+        b.textContent = t.querySelector('h3').textContent;
+        t.querySelector('h3').after(b);
+      }
+      t.classList.toggle('tl-open', tlOpen);
+      b.setAttribute('aria-expanded', String(tlOpen || t.classList.contains('timeline-past')));
     });
   }
   foldTimelines();
