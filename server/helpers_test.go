@@ -489,9 +489,6 @@ func parsePage(t *testing.T, body []byte) *html.Node {
 	for i, d := range owned {
 		setAttr(d, "data-sid", sids[i])
 		setAttr(d, "ws-connect", attr(d, "ws-connect")+sids[i])
-		for _, snap := range findAll(d, func(n *html.Node) bool { return strings.HasSuffix(attr(n, "id"), "-snapshot") }) {
-			setAttr(snap, "data-sid", sids[i])
-		}
 	}
 	tails[0].Parent.RemoveChild(tails[0])
 	return doc

@@ -43,10 +43,8 @@
   if (sids) {
     var ids = sids.getAttribute('data-sids').split(' ');
     demos().filter(owned).forEach(function (d, i) {
-      var snap = d.querySelector('[id$="-snapshot"]');
       d.setAttribute('data-sid', ids[i]);
       d.setAttribute('ws-connect', d.getAttribute('ws-connect') + ids[i]);
-      if (snap) snap.setAttribute('data-sid', ids[i]);
     });
     sids.remove();
   }
