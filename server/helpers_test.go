@@ -481,7 +481,7 @@ func parsePage(t *testing.T, body []byte) *html.Node {
 	if len(tails) == 0 {
 		return doc
 	}
-	sids := strings.Fields(attr(tails[0], "data-sids"))
+	sids := strings.Fields(text(tails[0]))
 	owned := findAll(doc, func(n *html.Node) bool { return hasAttr(n, "data-demo") && attr(n, "data-role") != "follower" })
 	if len(tails) != 1 || len(sids) != len(owned) {
 		t.Fatalf("the page's tail names %d sessions for %d demos", len(sids), len(owned))
@@ -502,6 +502,18 @@ func parseRawPage(t *testing.T, body []byte) *html.Node {
 		t.Fatalf("parse page: %v", err)
 	}
 	return doc
+}
+
+// text is the text of n and its descendants.
+func text(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var s string
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		s += text(c)
+	}
+	return s
 }
 
 // setAttr sets attribute key of n to v.

@@ -368,7 +368,7 @@ func unbrotli(t *testing.T, b []byte) []byte {
 func TestPageTail(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, Config{Sim: quiet})
-	sids := regexp.MustCompile(`<div id="sids" hidden data-sids="([0-9a-f ]+)"></div></body></html>$`)
+	sids := regexp.MustCompile(`<p id="sids" hidden>([0-9a-f ]+)$`)
 	split := func(path string, body []byte) (string, []string) {
 		m := sids.FindSubmatchIndex(body)
 		if m == nil {

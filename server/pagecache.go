@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"crypto/sha256"
-	"html"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,8 +13,10 @@ import (
 )
 
 // A page of fresh demos is the same for every visitor but for its session
-// ids: the page names them last, in its tail (<div id="sids">, which
-// static/app.js hands to the demos before htmx connects their sockets), and
+// ids: the page names them last, in its tail (the text of <p id="sids">,
+// the page's last element, whose end tags and the body's and the html's
+// HTML leaves out; static/app.js hands them to the demos before htmx
+// connects their sockets), and
 // links to a moment by path, not by the host it was asked on. So everything
 // before the tail is rendered once per route, language and mode, and
 // compressed once at Brotli's best; a visit costs its tail. A Brotli stream
@@ -26,18 +27,20 @@ import (
 // (not ended), at pageBrotli at once and at the best once it is made.
 type page struct {
 	html  []byte // up to the tail
-	end   []byte // the HTML after the tail: "</body></html>"
 	quick []byte
 	best  atomic.Pointer[[]byte]
 }
 
-// newPage cuts a rendered page before its </body>, where its tail goes.
+// sidsOpen opens the element whose text is the tail: the last of the page.
+const sidsOpen = `<p id="sids" hidden>`
+
+// newPage cuts a rendered page at its </body>, where its tail goes.
 func newPage(rendered []byte) *page {
 	i := bytes.LastIndex(rendered, []byte("</body>"))
 	if i < 0 {
 		i = len(rendered)
 	}
-	pg := &page{html: rendered[:i], end: rendered[i:]}
+	pg := &page{html: append(rendered[:i:i], sidsOpen...)}
 	pg.quick = brotliFlushed(pg.html, pageBrotli)
 	return pg
 }
@@ -50,18 +53,9 @@ func (pg *page) brotli() []byte {
 	return pg.quick
 }
 
-// tail is the end of a page that names its demos' session ids, in the
-// order of the demos.
-func (pg *page) tail(sids []string) []byte {
-	var b bytes.Buffer
-	if len(sids) > 0 {
-		b.WriteString(`<div id="sids" hidden data-sids="`)
-		b.WriteString(html.EscapeString(strings.Join(sids, " ")))
-		b.WriteString(`"></div>`)
-	}
-	b.Write(pg.end)
-	return b.Bytes()
-}
+// tail is the end of a page: its demos' session ids, in the order of the
+// demos (hex digits: nothing to escape).
+func tail(sids []string) []byte { return []byte(strings.Join(sids, " ")) }
 
 // brotliFlushed compresses b into a Brotli stream that is flushed but not
 // ended: more meta-blocks may follow.

@@ -116,7 +116,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 func (s *Server) writePage(w http.ResponseWriter, r *http.Request, pg *page, sids []string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Add("Vary", "Accept-Encoding")
-	tail := pg.tail(sids)
+	tail := tail(sids)
 	switch encoding(r) {
 	case "br":
 		w.Header().Set("Content-Encoding", "br")

@@ -35,13 +35,13 @@
 
   function owned(demo) { return demo.getAttribute('data-role') !== 'follower'; }
 
-  // The page names its demos' sessions in its tail (the rest of it is the
-  // same for every visitor: server/pagecache.go). Each demo of its own takes
-  // its id, in order, before htmx connects its socket (this script runs
-  // once the page is parsed, before DOMContentLoaded).
+  // The page names its demos' sessions in its tail, <p id="sids"> (the rest
+  // of it is the same for every visitor: server/pagecache.go). Each demo of
+  // its own takes its id, in order, before htmx connects its socket (this
+  // script runs once the page is parsed, before DOMContentLoaded).
   var sids = document.getElementById('sids');
   if (sids) {
-    var ids = sids.getAttribute('data-sids').split(' ');
+    var ids = sids.textContent.split(' ');
     demos().filter(owned).forEach(function (d, i) {
       d.setAttribute('data-sid', ids[i]);
       d.setAttribute('ws-connect', d.getAttribute('ws-connect') + ids[i]);

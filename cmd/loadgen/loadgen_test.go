@@ -309,7 +309,7 @@ func TestParsePage(t *testing.T) {
 	page, _ := url.Parse("http://127.0.0.1:8099/reconcile")
 	sid := "0123456789abcdef0123456789abcdef"
 	body := `<section data-sid="" hx-ext="ws" ws-connect="/ws?demo=reconcile&amp;lang=ja&amp;sid="></section>` +
-		`<div id="sids" hidden data-sids="` + sid + ` ffffffffffffffffffffffffffffffff"></div>`
+		`<p id="sids" hidden>` + sid + ` ffffffffffffffffffffffffffffffff`
 	ps, err := parsePage([]byte(body), page)
 	if err != nil {
 		t.Fatal(err)

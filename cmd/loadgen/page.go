@@ -8,10 +8,10 @@ import (
 )
 
 var (
-	// A page names its demos' sessions in its tail (data-sids, in the
+	// A page names its demos' sessions in its tail (<p id="sids">, in the
 	// order of the demos), and their sockets' URLs end with "sid=": the
 	// page's script joins them, as this does for the first demo.
-	sidsAttr      = regexp.MustCompile(`data-sids="([0-9a-f]{32})`)
+	sidsAttr      = regexp.MustCompile(`<p id="sids" hidden>([0-9a-f]{32})`)
 	wsConnectAttr = regexp.MustCompile(`ws-connect="([^"]+)"`)
 )
 
