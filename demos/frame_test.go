@@ -1,7 +1,10 @@
 package demos
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
@@ -43,6 +46,52 @@ func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 				if sent[i] != want[i] {
 					t.Fatalf("speed 2 sent %v, want %v", sent, want)
 				}
+			}
+		})
+	}
+}
+
+// TestFreshPageKeepsNoSnapshot: the page of a demo as Start made it carries
+// no snapshot (a session started from nothing is in the same state: every
+// Start renders the same page, which the server renders once), while its
+// first frame does, and so does the page once anything has happened.
+func TestFreshPageKeepsNoSnapshot(t *testing.T) {
+	const sid = "0123456789abcdef0123456789abcdef"
+	for _, k := range All() {
+		t.Run(k.Name, func(t *testing.T) {
+			live := demo.Start(&k, demo.Options{})
+			v := demo.View{Lang: ui.Ja, SID: sid}
+			page := func() string {
+				var b strings.Builder
+				if err := live.Section(v).Render(context.Background(), &b); err != nil {
+					t.Fatal(err)
+				}
+				return b.String()
+			}
+			p := page()
+			if strings.Contains(p, "data-snapshot") || !strings.Contains(p, `<div id="`+k.Prefix+`-snapshot" hidden></div>`) {
+				t.Errorf("a fresh page: want the snapshot element without a snapshot")
+			}
+			var again strings.Builder
+			if err := demo.Start(&k, demo.Options{}).Section(v).Render(context.Background(), &again); err != nil || again.String() != p {
+				t.Errorf("two fresh demos render different pages (%v)", err)
+			}
+			frame, err := live.Renderer(v).Frame(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var snap string
+			for _, f := range frame {
+				if f.ID == k.Prefix+"-snapshot" {
+					snap = string(f.HTML)
+				}
+			}
+			if !strings.Contains(snap, "data-snapshot=") {
+				t.Errorf("the first frame's snapshot fragment %q carries no snapshot", snap)
+			}
+			live.Advance(time.Millisecond)
+			if !strings.Contains(page(), "data-snapshot=") {
+				t.Errorf("once time has passed, the page carries no snapshot")
 			}
 		})
 	}

@@ -200,8 +200,6 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		k := &s.cfg.Demos[i]
 		p.Nav = append(p.Nav, ui.NavItem{Path: "/" + k.Name, Label: k.Short(lang)})
 	}
-	if kind.CSS != nil {
-		p.Styles = []string{cssName(kind)}
-	}
+	p.Styles, p.Scripts = pageFiles{present: p.Present, room: true}.links([]*demo.Kind{kind})
 	s.render(w, r, http.StatusOK, ui.Page(p))
 }

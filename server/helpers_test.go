@@ -472,13 +472,59 @@ func render(n *html.Node) string {
 }
 
 // parsePage parses a full page.
+// parsePage parses a page as its script leaves it: each demo of its own
+// has taken its session id from the page's tail (static/app.js).
 func parsePage(t *testing.T, body []byte) *html.Node {
+	t.Helper()
+	doc := parseRawPage(t, body)
+	tails := findAll(doc, func(n *html.Node) bool { return attr(n, "id") == "sids" })
+	if len(tails) == 0 {
+		return doc
+	}
+	sids := strings.Fields(text(tails[0]))
+	owned := findAll(doc, func(n *html.Node) bool { return hasAttr(n, "data-demo") && attr(n, "data-role") != "follower" })
+	if len(tails) != 1 || len(sids) != len(owned) {
+		t.Fatalf("the page's tail names %d sessions for %d demos", len(sids), len(owned))
+	}
+	for i, d := range owned {
+		setAttr(d, "data-sid", sids[i])
+		setAttr(d, "ws-connect", attr(d, "ws-connect")+sids[i])
+	}
+	tails[0].Parent.RemoveChild(tails[0])
+	return doc
+}
+
+// parseRawPage parses a page as it is served.
+func parseRawPage(t *testing.T, body []byte) *html.Node {
 	t.Helper()
 	doc, err := html.Parse(strings.NewReader(string(body)))
 	if err != nil {
 		t.Fatalf("parse page: %v", err)
 	}
 	return doc
+}
+
+// text is the text of n and its descendants.
+func text(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var s string
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		s += text(c)
+	}
+	return s
+}
+
+// setAttr sets attribute key of n to v.
+func setAttr(n *html.Node, key, v string) {
+	for i := range n.Attr {
+		if n.Attr[i].Key == key {
+			n.Attr[i].Val = v
+			return
+		}
+	}
+	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: v})
 }
 
 // byTestID returns the page's elements with data-testid=id.

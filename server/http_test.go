@@ -7,13 +7,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -239,6 +240,12 @@ func TestFirstLoadWeight(t *testing.T) {
 	const budget = 30 << 10
 	ts := startServer(t, Config{Sim: quiet})
 	<-ts.srv.assets.best // the best Brotli, as a server serves once it has started
+	// A page's best Brotli is made after its first visit, as it is served
+	// from then on.
+	for _, k := range demos.All() {
+		ts.get(t, "/"+k.Name, browserOK)
+	}
+	ts.srv.pages.making.Wait()
 	for _, k := range demos.All() {
 		path := "/" + k.Name
 		resp, body := ts.get(t, path, browserOK)
@@ -273,6 +280,76 @@ func TestFirstLoadWeight(t *testing.T) {
 	}
 }
 
+// TestPageFiles: a page links the stylesheets and scripts of what it shows
+// and no others: a chart's only with a chart, projector mode's only in
+// projector mode, the embed's only when embedded, the index's only on the
+// index; and it names the help dialog, and a demo's page the rooms' sheet,
+// for when they are first opened, without linking them.
+func TestPageFiles(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	for _, tc := range []struct {
+		path      string
+		want, not []string
+	}{
+		{"/reconcile", []string{"app.css", "cluster.css", "diff.css", "chart.css", "demo-reconcile.css", "site.js", "chart.js"},
+			[]string{"present.css", "demo-reconcile-present.css", "room.css", "index.css", "present.js", "embed.js", "room.js"}},
+		{"/pipeline", []string{"app.css", "demo-pipeline.css", "site.js"},
+			[]string{"cluster.css", "chart.css", "chart.js", "present.css", "demo-pipeline-present.css", "room.css", "index.css", "present.js", "embed.js", "room.js"}},
+		{"/controlplane?mode=present", []string{"app.css", "cluster.css", "demo-controlplane.css", "present.css", "demo-controlplane-present.css", "site.js", "present.js"},
+			[]string{"chart.css", "chart.js", "diff.css", "room.css", "index.css", "embed.js", "room.js"}},
+		{"/embed/triggers", []string{"app.css", "cluster.css", "diff.css", "demo-triggers.css", "site.js", "embed.js"},
+			[]string{"present.css", "room.css", "index.css", "present.js", "room.js"}},
+		{"/", []string{"app.css", "index.css", "site.js"}, []string{"present.css", "room.css", "present.js", "embed.js", "room.js"}},
+	} {
+		_, body := ts.get(t, tc.path, nil)
+		doc := parsePage(t, body)
+		linked := map[string]bool{}
+		for _, n := range findAll(doc, func(n *html.Node) bool {
+			return n.Data == "link" && attr(n, "rel") == "stylesheet" || n.Data == "script"
+		}) {
+			ref := attr(n, "href") + attr(n, "src")
+			// "/static/demo-reconcile.1f2e3d4c5b.css" → "demo-reconcile.css"
+			name := strings.TrimPrefix(ref, "/static/")
+			name = name[:strings.Index(name, ".")] + path.Ext(name)
+			linked[name] = true
+			if resp, _ := ts.get(t, ref, nil); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s links %s: %s", tc.path, ref, resp.Status)
+			}
+		}
+		for _, name := range tc.want {
+			if !linked[name] {
+				t.Errorf("%s does not link %s (it links %v)", tc.path, name, linked)
+			}
+		}
+		for _, name := range tc.not {
+			if linked[name] {
+				t.Errorf("%s links %s, which it does not need", tc.path, name)
+			}
+		}
+		page := findAll(doc, func(n *html.Node) bool { return n.Data == "body" })[0]
+		if len(byTestID(doc, "help")) != 0 {
+			t.Errorf("%s holds the help dialog, which it loads when it is opened", tc.path)
+		}
+		// The help's script holds the dialog and names its stylesheet.
+		if ref := attr(page, "data-help"); !strings.HasPrefix(ref, "/static/help-ja.") || path.Ext(ref) != ".js" {
+			t.Errorf("%s: data-help %q, want the Japanese help's script", tc.path, ref)
+		} else if resp, body := ts.get(t, ref, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") ||
+			!strings.Contains(string(body), `data-testid="help-close"`) {
+			t.Errorf("%s: the help %s: %s, %q, %.100q", tc.path, ref, resp.Status, resp.Header.Get("Cache-Control"), body)
+		} else if css := regexp.MustCompile(`/static/help\.[0-9a-f]{10}\.css`).Find(body); css == nil {
+			t.Errorf("%s: the help names no stylesheet", tc.path)
+		} else if resp, _ := ts.get(t, string(css), nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: the help's stylesheet %s: %s", tc.path, css, resp.Status)
+		}
+		if css := attr(page, "data-room-css"); !strings.HasPrefix(css, "/static/room.") {
+			t.Errorf("%s: data-room-css %q, want the rooms' stylesheet", tc.path, css)
+		} else if resp, _ := ts.get(t, css, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("%s: the rooms' stylesheet %s: %s, %q", tc.path, css, resp.Status, resp.Header.Get("Cache-Control"))
+		}
+	}
+}
+
 func unbrotli(t *testing.T, b []byte) []byte {
 	t.Helper()
 	out, err := io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
@@ -280,6 +357,55 @@ func unbrotli(t *testing.T, b []byte) []byte {
 		t.Fatalf("brotli: %v", err)
 	}
 	return out
+}
+
+// TestPageTail: a page of fresh demos is the same for every visitor up to
+// its tail, which alone names their sessions (one per demo, new for each
+// visit), and its links to a moment are paths, whatever host it was asked
+// on; its Brotli stream, which carries the tail as it is, decodes to the
+// same page as the plain one. A page opened from a link to a moment is a
+// page of its own, with a tail all the same.
+func TestPageTail(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	sids := regexp.MustCompile(`<p id="sids" hidden>([0-9a-f ]+)$`)
+	split := func(path string, body []byte) (string, []string) {
+		m := sids.FindSubmatchIndex(body)
+		if m == nil {
+			t.Fatalf("%s: no tail naming the sessions: %.200q", path, body[max(0, len(body)-200):])
+		}
+		return string(body[:m[0]]), strings.Fields(string(body[m[2]:m[3]]))
+	}
+	_, moment := ts.get(t, "/reconcile", nil)
+	share := attr(byTestID(parsePage(t, moment), "share-moment")[0], "href")
+	for _, tc := range []struct {
+		path  string
+		demos int
+	}{{"/pipeline", 1}, {"/?lang=en", 2}, {"/embed/operator?mode=present", 1}, {share, 1}} {
+		_, a := ts.get(t, tc.path, nil)
+		_, b := ts.get(t, tc.path, http.Header{"Origin": {"https://elsewhere.example"}})
+		pa, sa := split(tc.path, a)
+		pb, sb := split(tc.path, b)
+		if pa != pb {
+			t.Errorf("%s: two visits differ before the tail", tc.path)
+		}
+		if len(sa) != tc.demos || len(sb) != tc.demos {
+			t.Errorf("%s: the tails name %v and %v, want %d sessions each", tc.path, sa, sb, tc.demos)
+		}
+		for i := range sa {
+			if !validSID(sa[i]) || !validSID(sb[i]) || sa[i] == sb[i] || strings.Contains(pa, sa[i]) {
+				t.Errorf("%s: sessions %v and %v: not new for each visit, or named before the tail", tc.path, sa, sb)
+			}
+		}
+		if strings.Contains(pa, "elsewhere.example") || strings.Contains(pa, ts.URL) {
+			t.Errorf("%s: the page names a host", tc.path)
+		}
+		if _, br := ts.get(t, tc.path, browserOK); !strings.HasPrefix(string(unbrotli(t, br)), pa) {
+			t.Errorf("%s: the Brotli stream decodes to another page", tc.path)
+		} else if _, s := split(tc.path, unbrotli(t, br)); len(s) != tc.demos {
+			t.Errorf("%s: the Brotli stream's tail names %v", tc.path, s)
+		}
+	}
 }
 
 // TestRunReturnsWhenCancelledBeforeAnySession: a server that served nothing
@@ -338,9 +464,11 @@ func TestPageSessionIDs(t *testing.T) {
 			if q.Get("sid") != sid || q.Get("demo") != attr(d, "data-demo") || q.Get("lang") != tc.lang {
 				t.Errorf("%s: ws-connect %q does not name demo %s, sid %s, lang %s", tc.path, u, attr(d, "data-demo"), sid, tc.lang)
 			}
-			snaps := findAll(d, func(n *html.Node) bool { return hasAttr(n, "data-snapshot") })
-			if len(snaps) != 1 || attr(snaps[0], "data-sid") != sid || !json.Valid([]byte(attr(snaps[0], "data-snapshot"))) {
-				t.Errorf("%s: the demo has no valid snapshot of its own session", tc.path)
+			// A fresh demo's page keeps no snapshot: a session started from
+			// nothing is in the same state, and its first frame brings one.
+			snaps := findAll(d, func(n *html.Node) bool { return strings.HasSuffix(attr(n, "id"), "-snapshot") })
+			if len(snaps) != 1 || hasAttr(snaps[0], "data-sid") || hasAttr(snaps[0], "data-snapshot") {
+				t.Errorf("%s: the snapshot element of a fresh demo names a session or carries a snapshot", tc.path)
 			}
 		}
 	}

@@ -59,18 +59,31 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 		s.render(w, r, http.StatusServiceUnavailable, ui.MessagePage(lang, ui.T(lang, "busy.title"), ui.T(lang, "busy.body")))
 		return
 	}
-	p := ui.PageProps{Lang: lang, Path: path, Present: q.Get("mode") == "present", Embed: embed,
+	// Each demo gets a new session, named in the page's tail.
+	sids := make([]string, len(kinds))
+	for i := range sids {
+		sids[i] = newSID()
+	}
+	key := pageKey{path: path, lang: lang, present: q.Get("mode") == "present"}
+	moment := len(kinds) == 1 && index == nil && q.Has("moment")
+	if !moment {
+		if pg := s.pages.get(key); pg != nil {
+			s.writePage(w, r, pg, sids)
+			return
+		}
+	}
+	p := ui.PageProps{Lang: lang, Path: path, Present: key.present, Embed: embed,
 		Title: ui.T(lang, "site.title"), Index: index, Asset: s.assets.URL, TimeScale: s.timeScale()}
 	for i := range s.cfg.Demos {
 		k := &s.cfg.Demos[i]
 		p.Nav = append(p.Nav, ui.NavItem{Path: "/" + k.Name, Label: k.Short(lang)})
 	}
 	for _, k := range kinds {
-		sid := newSID()
-		ws := "/ws?" + url.Values{"demo": {k.Name}, "sid": {sid}, "lang": {string(lang)}}.Encode()
-		v := demo.View{Lang: lang, SID: sid, WSURL: ws, Origin: pageOrigin(r)}
+		// No session id here: the tail names it (pagecache.go).
+		ws := "/ws?" + url.Values{"demo": {k.Name}, "lang": {string(lang)}}.Encode() + "&sid="
+		v := demo.View{Lang: lang, WSURL: ws, PageLinks: true}
 		live := demo.Start(k, s.opt)
-		if len(kinds) == 1 && index == nil && q.Has("moment") {
+		if moment {
 			var status int
 			if live, status = s.openMoment(k, q); live == nil {
 				s.render(w, r, status, ui.MessagePage(lang, ui.T(lang, "moment.bad"), ui.T(lang, momentWhy(status))))
@@ -79,14 +92,46 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, path string, 
 			v.Moment = q.Get("moment")
 		}
 		p.Demos = append(p.Demos, live.Section(v))
-		if k.CSS != nil {
-			p.Styles = append(p.Styles, cssName(k))
-		}
 	}
+	p.Styles, p.Scripts = pageFiles{present: p.Present, embed: embed, index: index != nil}.links(kinds)
 	if len(kinds) == 1 && index == nil {
 		p.Title = kinds[0].Title(lang) + " — " + ui.T(lang, "site.short")
 	}
-	s.render(w, r, http.StatusOK, ui.Page(p))
+	var buf bytes.Buffer
+	if err := ui.Page(p).Render(r.Context(), &buf); err != nil {
+		s.log.Error("render page", "path", r.URL.Path, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	pg := newPage(buf.Bytes())
+	if !moment {
+		pg = s.pages.put(key, pg)
+	}
+	s.writePage(w, r, pg, sids)
+}
+
+// writePage writes a page with its tail, compressed as the client accepts:
+// the page's Brotli stream, the tail as it is, and the stream's end; or
+// gzip.
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, pg *page, sids []string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Add("Vary", "Accept-Encoding")
+	tail := tail(sids)
+	switch encoding(r) {
+	case "br":
+		w.Header().Set("Content-Encoding", "br")
+		w.Write(pg.brotli())
+		w.Write(brotliEnd(nil, tail))
+	case "gzip":
+		w.Header().Set("Content-Encoding", "gzip")
+		gz := gzip.NewWriter(w)
+		gz.Write(pg.html)
+		gz.Write(tail)
+		gz.Close()
+	default:
+		w.Write(pg.html)
+		w.Write(tail)
+	}
 }
 
 // openMoment opens a link to a moment of demo k (?moment=…&at=…): the demo

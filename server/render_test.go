@@ -221,6 +221,15 @@ func TestEnglishHasNoJapanese(t *testing.T) {
 		if ja := japaneseIn(doc); len(ja) > 0 {
 			t.Errorf("GET %s has Japanese: %q", page.path, ja)
 		}
+		// The help dialog it loads when it is opened.
+		if b := findAll(doc, func(n *html.Node) bool { return n.Data == "body" }); page.want == 200 {
+			_, help := page.ts.get(t, attr(b[0], "data-help"), nil)
+			if !strings.Contains(string(help), "Keyboard shortcuts") {
+				t.Errorf("GET %s: its help %q is not the English one: %.100q", page.path, attr(b[0], "data-help"), help)
+			} else if i := strings.IndexFunc(string(help), japanese); i >= 0 {
+				t.Errorf("GET %s: its help has Japanese: %q", page.path, string(help)[i:min(len(help), i+60)])
+			}
+		}
 	}
 
 	for _, tc := range []struct {

@@ -102,6 +102,10 @@ func TestRoomOnOneServer(t *testing.T) {
 	if len(byTestID(doc, "room-banner")) != 1 || len(byTestID(doc, "fork")) != 1 {
 		t.Fatal("the room page has no banner or fork button")
 	}
+	if !strings.Contains(string(body), `<link rel="stylesheet" href="/static/room.css">`) || !strings.Contains(string(body), `<script src="/static/room.js" defer>`) ||
+		strings.Contains(string(body), "data-room-css") {
+		t.Error("the room page does not link the rooms' stylesheet and script")
+	}
 	if strings.Contains(string(body), sid) {
 		t.Fatal("the room page holds the owner's session id")
 	}

@@ -141,6 +141,7 @@ type Server struct {
 	metrics  *metrics
 	hub      *hub
 	assets   *assets
+	pages    *pageCache
 	draining atomic.Bool
 	running  chan struct{} // closed when Run has started the hub
 	rooms    *rooms.Rooms
@@ -168,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	srv := &Server{cfg: cfg, opt: cfg.Sim, kinds: kinds, log: cfg.Logger, metrics: m, hub: newHub(m), assets: assets,
-		running: make(chan struct{})}
+		pages: newPageCache(), running: make(chan struct{})}
 	if cfg.NATSURL != "" {
 		if srv.nc, err = dialNATS(cfg.NATSURL); err != nil {
 			return nil, err

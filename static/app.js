@@ -1,6 +1,9 @@
 // The page's own behaviour, beside htmx and its WebSocket extension:
 // connection state, the snapshot kept for restarts, focus kept across
-// swaps, keyboard shortcuts, the help dialog and iframe auto-height.
+// swaps, the timeline, keyboard shortcuts, the help dialog and the clock.
+// What only some pages do has a script of its own, linked only there:
+// chart.js (the demos with a chart), present.js (projector mode), embed.js
+// (the embed routes) and room.js (a room's page).
 (function () {
   'use strict';
 
@@ -31,6 +34,20 @@
   function drop(key) { try { sessionStorage.removeItem(key); } catch (e) { /* ignore */ } }
 
   function owned(demo) { return demo.getAttribute('data-role') !== 'follower'; }
+
+  // The page names its demos' sessions in its tail, <p id="sids"> (the rest
+  // of it is the same for every visitor: server/pagecache.go). Each demo of
+  // its own takes its id, in order, before htmx connects its socket (this
+  // script runs once the page is parsed, before DOMContentLoaded).
+  var sids = document.getElementById('sids');
+  if (sids) {
+    var ids = sids.textContent.split(' ');
+    demos().filter(owned).forEach(function (d, i) {
+      d.setAttribute('data-sid', ids[i]);
+      d.setAttribute('ws-connect', d.getAttribute('ws-connect') + ids[i]);
+    });
+    sids.remove();
+  }
   function keepSnapshot(demo) {
     if (!owned(demo)) return; // a room's follower has no session of its own to restore
     var el = demo.querySelector('[data-snapshot]');
@@ -185,51 +202,19 @@
     });
   });
 
-  // A room's follower watches the teacher's demo: its controls are
-  // disabled (the server refuses them anyway), and "try it yourself" carries
-  // the room's last state to a demo of the follower's own.
-  function followerControls(root) {
-    (root || document).querySelectorAll('[data-role="follower"] [ws-send]').forEach(function (b) {
-      if (b.hasAttribute('data-timeline')) return; // a follower looks at the past on its own
-      b.disabled = true;
-      b.setAttribute('aria-disabled', 'true');
-    });
-  }
-  // A follower's look at the past sends the room's timeline (which its
-  // page holds) with the moment it wants; "continue from here" is a fork:
-  // a demo of its own, opened at that moment.
-  document.addEventListener('htmx:wsConfigSend', function (e) {
-    var d = demoOf(e.target);
-    if (!d || d.getAttribute('data-role') !== 'follower' || e.detail.parameters.action !== 'timeline') return;
-    var panel = d.querySelector('[data-testid="timeline-panel"]');
-    if (panel && panel.getAttribute('data-moment')) e.detail.parameters.moment = panel.getAttribute('data-moment');
-  });
-  document.addEventListener('click', function (e) {
-    var b = e.target.closest && e.target.closest('[data-fork-moment]');
-    if (!b || b.disabled) return;
-    var d = demoOf(b), panel = d && d.querySelector('[data-testid="timeline-panel"]');
-    var tl = d && timelineOf(d);
-    if (!panel || !tl) return;
-    var q = 'moment=' + encodeURIComponent(panel.getAttribute('data-moment')) + '&at=' + encodeURIComponent(tl.value);
-    if (document.documentElement.lang === 'en') q += '&lang=en';
-    location.href = '/' + panel.getAttribute('data-kind') + '?' + q;
-  });
-  followerControls();
-  document.addEventListener('htmx:wsAfterMessage', function (e) {
-    var d = demoOf(e.target); if (d && d.getAttribute('data-role') === 'follower') followerControls(d);
-  });
-  document.addEventListener('click', function (e) {
-    var a = e.target.closest && e.target.closest('[data-fork]');
-    if (!a) return;
-    var d = demos()[0];
-    var el = d && d.querySelector('[data-snapshot]');
-    if (el && el.getAttribute('data-snapshot')) store(carryKey(d), el.getAttribute('data-snapshot'));
-  });
-
   // The room panel folds its QR code away (on the projector it floats over
-  // the demo) and stays folded across the frames that redraw it.
+  // the demo) and stays folded across the frames that redraw it. Its
+  // stylesheet is loaded when a room first opens: most pages never open one.
   var roomFolded = false;
   function foldRooms() {
+    var css = document.body.getAttribute('data-room-css');
+    if (css && document.querySelector('.room-panel[data-open="true"]')) {
+      var link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = css;
+      document.head.appendChild(link);
+      document.body.removeAttribute('data-room-css');
+    }
     document.querySelectorAll('.room-panel[data-open="true"]').forEach(function (p) {
       p.classList.toggle('folded', roomFolded);
       var b = p.querySelector('[data-room-fold]');
@@ -315,21 +300,6 @@
     }
     setTimeline(tl, to);
   }, true);
-  // On a projector the timeline is folded to its title: a click on the
-  // title opens it, and it stays open across the frames that redraw it.
-  var tlOpen = false;
-  function foldTimelines() {
-    document.querySelectorAll('.timeline').forEach(function (t) {
-      t.classList.toggle('tl-open', tlOpen);
-      var b = t.querySelector('[data-tl-fold]');
-      if (b) b.setAttribute('aria-expanded', String(tlOpen || t.classList.contains('timeline-past')));
-    });
-  }
-  foldTimelines();
-  document.addEventListener('click', function (e) {
-    if (e.target.closest && e.target.closest('[data-tl-fold]')) { tlOpen = !tlOpen; foldTimelines(); }
-  });
-  document.addEventListener('htmx:wsAfterMessage', foldTimelines);
   document.addEventListener('click', function (e) {
     var m = e.target.closest && e.target.closest('.tl-mark');
     if (!m) return;
@@ -358,10 +328,10 @@
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing(e.target)) return;
     var help = document.getElementById('help');
     if (e.key === '?') {
-      if (help && !help.open) { openHelp(help); e.preventDefault(); }
+      if (!help || !help.open) { showHelp(); e.preventDefault(); }
       return;
     }
-    if (help && help.open) return;
+    if (helpLoading || help && help.open) return;
     var demo = active && document.body.contains(active) ? active : demos()[0];
     if (!demo) return;
     var done = false;
@@ -382,48 +352,36 @@
   });
 
   document.addEventListener('click', function (e) {
-    if (e.target.closest && e.target.closest('[data-help-open]')) {
-      var help = document.getElementById('help');
-      if (help && !help.open) openHelp(help);
-    }
+    if (e.target.closest && e.target.closest('[data-help-open]')) showHelp();
   });
 
-  // The help lists the keys of the demo in use (rows and keys marked
-  // data-help-for are shown only when the demo has what they press), and
-  // says what + and - press there (replicas, members, a new App) with
-  // those buttons' own labels.
-  function labelOf(b) {
-    var a = b.getAttribute('aria-label');
-    if (a) return a;
-    var text = '';
-    b.childNodes.forEach(function (n) {
-      if (n.nodeType === 3) text += n.textContent;
-      else if (n.nodeType === 1 && n.getAttribute('aria-hidden') !== 'true') text += n.textContent;
-    });
-    return text.trim();
-  }
-  function openHelp(help) {
-    var demo = active && document.body.contains(active) ? active : demos()[0];
-    help.querySelectorAll('[data-help-for]').forEach(function (row) {
-      var sel = row.getAttribute('data-help-for');
-      row.hidden = demo ? !(demo.matches(sel) || demo.querySelector(sel)) : false;
-      var dd = row.querySelector('dd');
-      if (!row.hasAttribute('data-help-label') || !dd) return;
-      if (!dd.hasAttribute('data-generic')) dd.setAttribute('data-generic', dd.textContent);
-      var labels = row.getAttribute('data-help-label').split('|').map(function (sel) {
-        var b = demo && demo.querySelector(sel);
-        return b ? labelOf(b) : '';
-      }).filter(Boolean);
-      dd.textContent = labels.length ? labels.join(' / ') : dd.getAttribute('data-generic');
-    });
-    help.showModal();
+  // The help dialog and what it does are loaded when it is first opened
+  // (most readers never open it): the body's data-help names the script
+  // (help-<lang>.js, cached for good; static/help.js), which adds the dialog
+  // and opens it on 'help:open' with the demo in use. Shortcuts wait while
+  // it loads, as while it is open.
+  var helpLoading = false;
+  function showHelp() {
+    var help = document.getElementById('help');
+    if (help) {
+      if (!help.open) document.dispatchEvent(new CustomEvent('help:open', { detail: active && document.body.contains(active) ? active : demos()[0] }));
+      return;
+    }
+    if (helpLoading) return;
+    helpLoading = true;
+    var s = document.createElement('script');
+    s.src = document.body.getAttribute('data-help');
+    s.onload = function () { helpLoading = false; showHelp(); };
+    s.onerror = function () { helpLoading = false; s.remove(); }; // the next press tries again
+    document.head.appendChild(s);
   }
 
   // Virtual time runs in the page between frames. Each demo's clock says
   // the virtual time at its frame, the speed and whether it is paused; the
   // page runs it on and draws from it what only time changes: the clock,
-  // the countdowns ("starts in 1.1 s") and the charts' scrolling. So the
-  // server sends a frame only when something happens.
+  // the countdowns ("starts in 1.1 s") and the timeline's end (and
+  // chart.js, from the clock, the charts' scrolling). So the server sends a
+  // frame only when something happens.
   var bases = new WeakMap(); // clock element -> { ms, t, stopped }
   function clockOf(demo) { return demo.querySelector('[data-testid="clock"]'); }
   function connOpen(demo) {
@@ -447,22 +405,6 @@
     var m = Math.floor(d / 600), s = (d % 600) / 10;
     return (m < 10 ? '0' : '') + m + ':' + (s < 10 ? '0' : '') + s.toFixed(1);
   }
-  var tickSpans = new WeakMap(); // tick group -> span it was drawn for
-  function drawTicks(g, span) {
-    if (tickSpans.get(g) === span) return;
-    tickSpans.set(g, span);
-    var x0 = Number(g.getAttribute('data-plot-x')), w = Number(g.getAttribute('data-plot-w'));
-    var y = g.getAttribute('data-y'), total = Math.floor(span / 1000), step = span < 40000 ? 5 : 15;
-    var ns = 'http://www.w3.org/2000/svg';
-    while (g.firstChild) g.removeChild(g.firstChild);
-    for (var s = total % step; s <= total; s += step) {
-      var t = document.createElementNS(ns, 'text');
-      t.setAttribute('class', 'tick'); t.setAttribute('y', y); t.setAttribute('text-anchor', 'middle');
-      t.setAttribute('x', (x0 + s / (span / 1000) * w).toFixed(1));
-      t.textContent = s === total ? '0s' : '-' + (total - s) + 's';
-      g.appendChild(t);
-    }
-  }
   function drawTime() {
     demos().forEach(function (demo) {
       var now = virtualNow(demo); if (now === null) return;
@@ -477,14 +419,6 @@
         if (el.textContent !== text) el.textContent = text;
       });
       drawTimeline(demo, now);
-      demo.querySelectorAll('[data-chart-plot]').forEach(function (plot) {
-        var win = Number(plot.getAttribute('data-window')), min = Number(plot.getAttribute('data-min-span'));
-        var span = Math.min(win, Math.max(Math.floor(now / 1000) * 1000, min));
-        var x = (now - Number(plot.getAttribute('data-origin')) - span) / 100;
-        plot.setAttribute('viewBox', x.toFixed(1) + ' 0 ' + (span / 100).toFixed(1) + ' ' + plot.getAttribute('data-plot-h'));
-        var g = plot.parentNode.querySelector('[data-chart-ticks]');
-        if (g) drawTicks(g, span);
-      });
     });
   }
   setInterval(drawTime, 100);
@@ -537,16 +471,4 @@
       wakeSockets();
     }
   });
-
-  // Inside an iframe, tell the parent our height whenever it changes.
-  if (document.body.classList.contains('embed') && window.parent !== window && window.ResizeObserver) {
-    var lastHeight = 0;
-    new ResizeObserver(function () {
-      var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
-      if (h !== lastHeight) {
-        lastHeight = h;
-        window.parent.postMessage({ type: 'reconcile-demo:resize', height: h }, '*');
-      }
-    }).observe(document.documentElement);
-  }
 })();

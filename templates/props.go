@@ -19,7 +19,8 @@ type PageProps struct {
 	Nav     []NavItem
 	Index   []IndexEntry      // the chapters' index, on the home page only
 	Demos   []templ.Component // each demo's section, rendered by its package
-	Styles  []string          // the demos' own stylesheets, by file name under /static/
+	Styles  []string          // the stylesheets it links beside app.css, by file name under /static/
+	Scripts []string          // the scripts it links after site.min.js (htmx and app.js), by file name under /static/
 	Banner  *BannerProps      // on a room's follower page: whose demo it is
 	// TimeScale is the server's test-only time scale (Config.TimeScale) as
 	// the page's clocks read it; "" when time runs as its speed says.

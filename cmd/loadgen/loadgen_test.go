@@ -308,7 +308,8 @@ func TestActionMessage(t *testing.T) {
 func TestParsePage(t *testing.T) {
 	page, _ := url.Parse("http://127.0.0.1:8099/reconcile")
 	sid := "0123456789abcdef0123456789abcdef"
-	body := `<section data-sid="` + sid + `" hx-ext="ws" ws-connect="/ws?demo=reconcile&amp;lang=ja&amp;sid=` + sid + `">`
+	body := `<section data-sid="" hx-ext="ws" ws-connect="/ws?demo=reconcile&amp;lang=ja&amp;sid="></section>` +
+		`<p id="sids" hidden>` + sid + ` ffffffffffffffffffffffffffffffff`
 	ps, err := parsePage([]byte(body), page)
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +324,7 @@ func TestParsePage(t *testing.T) {
 	if _, err := parsePage([]byte("<html></html>"), page); err == nil {
 		t.Error("page without a session accepted")
 	}
-	other := strings.Replace(body, "sid="+sid, "sid=ffffffffffffffffffffffffffffffff", 1)
+	other := strings.Replace(body, "&amp;sid=", "&amp;sid=ffffffffffffffffffffffffffffffff", 1)
 	if _, err := parsePage([]byte(other), page); err == nil {
 		t.Error("ws-connect naming another session accepted")
 	}

@@ -8,7 +8,10 @@ import (
 )
 
 var (
-	sidAttr       = regexp.MustCompile(`data-sid="([0-9a-f]{32})"`)
+	// A page names its demos' sessions in its tail (<p id="sids">, in the
+	// order of the demos), and their sockets' URLs end with "sid=": the
+	// page's script joins them, as this does for the first demo.
+	sidsAttr      = regexp.MustCompile(`<p id="sids" hidden>([0-9a-f]{32})`)
 	wsConnectAttr = regexp.MustCompile(`ws-connect="([^"]+)"`)
 )
 
@@ -19,15 +22,15 @@ type pageSession struct {
 	WSURL string // absolute ws:// or wss:// URL
 }
 
-// parsePage finds the first demo's data-sid and ws-connect in a page and
+// parsePage finds the first demo's session id and socket URL in a page and
 // resolves the socket URL against the page's URL.
 func parsePage(body []byte, pageURL *url.URL) (pageSession, error) {
-	sid := sidAttr.FindSubmatch(body)
+	sid := sidsAttr.FindSubmatch(body)
 	ws := wsConnectAttr.FindSubmatch(body)
 	if sid == nil || ws == nil {
-		return pageSession{}, errors.New("page has no data-sid or ws-connect")
+		return pageSession{}, errors.New("page has no session id or ws-connect")
 	}
-	ref, err := url.Parse(html.UnescapeString(string(ws[1])))
+	ref, err := url.Parse(html.UnescapeString(string(ws[1])) + string(sid[1]))
 	if err != nil {
 		return pageSession{}, err
 	}

@@ -26,8 +26,13 @@ const (
 	Prefix = "cp"
 )
 
-//go:embed style.css
-var css []byte
+// Its stylesheets: its own, and its projector layout.
+var (
+	//go:embed style.css
+	css []byte
+	//go:embed present.css
+	presentCSS []byte
+)
 
 // Kind describes the demo to the server. It starts at the guide's first
 // message: an empty cluster and the chapter's kubectl apply, unsent.
@@ -70,9 +75,11 @@ var Kind = demo.Kind{
 		}},
 		"skip": {},
 	},
-	New:     func(demo.Options) demo.Instance { return NewDemo() },
-	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
-	CSS:     css,
+	New:        func(demo.Options) demo.Instance { return NewDemo() },
+	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
+	Shared:     []string{"cluster.css"},
+	CSS:        css,
+	PresentCSS: presentCSS,
 	// Replay 2: the engine's truth pass (taints, podIPs, readyReplicas,
 	// slow start) and a clock that never goes back replay older links
 	// otherwise.

@@ -56,10 +56,20 @@ type Kind struct {
 	// every field and bound; any snapshot the demo could not have written
 	// is an error.
 	Restore func(opt Options, snapshot json.RawMessage) (Instance, error)
+	// Shared names the files of static/ the demo's view uses beside those
+	// every page links (app.css, site.min.js): "cluster.css" (pods, the
+	// stepper, badges), "diff.css" (the diff line), "chart.css" and
+	// "chart.js" (templates.Chart: its look, and its scrolling with the
+	// clock). A page links them, the stylesheets before the demo's own.
+	Shared []string
 	// CSS is the demo's own stylesheet (its package embeds it), served as
 	// /static/demo-<Name>.css and linked by every page that shows the demo;
-	// nil when the shared one (static/app.css) is all it needs.
+	// nil when the shared ones are all it needs.
 	CSS []byte
+	// PresentCSS is the demo's own projector layout (body.present), served
+	// as /static/demo-<Name>-present.css and linked only by pages in
+	// projector mode, after static/present.css; nil when it needs none.
+	PresentCSS []byte
 	// Replay is the version of the demo's behaviour that its timelines
 	// (links to a moment) replay: bump it when the same actions would no
 	// longer give the same states, so that older links say so instead of
@@ -129,10 +139,17 @@ type View struct {
 	Room *templates.RoomProps
 	// Origin is the site's origin ("https://host"), for links to a moment.
 	Origin string
+	// PageLinks links to a moment by path ("/reconcile?moment=…"): a page,
+	// which every host serves alike (its socket's frames bring the links
+	// on its Origin).
+	PageLinks bool
 	// Moment is set on a page opened from a link to a moment: the link's
 	// timeline, which the page hands its socket to start there (Section
 	// only).
 	Moment string
+	// pristine is set by Section for a demo as Start made it: its page
+	// carries no snapshot.
+	pristine bool
 }
 
 // room returns the room panel's props for a demo of prefix.

@@ -40,6 +40,10 @@ type Live struct {
 	logV    Version // grows with every change of the log or of what is shown
 	applied uint64  // accepted commands: the snapshot's key reads it
 	moment  string  // the log written as a link's payload; "" until asked, and after a change
+	// pristine: the demo is as Start made it (no time passed, no action,
+	// no timeline), the state a session started from nothing reaches too.
+	// Its page needs no snapshot.
+	pristine bool
 }
 
 // run is one Instance with its parts bound to it: the present, or a moment
@@ -52,7 +56,7 @@ type run struct {
 
 // Start returns a live demo of kind k in its starting state.
 func Start(k *Kind, opt Options) *Live {
-	l := &Live{kind: k, opt: opt}
+	l := &Live{kind: k, opt: opt, pristine: true}
 	l.cur = l.newRun(k.New(opt))
 	return l
 }
@@ -126,9 +130,14 @@ func (l *Live) bind(rn *run, p Part) Part {
 		text := p.text
 		p.Comp = func(v View) templ.Component { return ui.Live(pre, text(v.Lang)) }
 	case sharedSnapshot:
-		// The page keeps the present, whatever moment it shows.
+		// The page keeps the present, whatever moment it shows. A page of
+		// a pristine demo carries none: a session started from nothing is
+		// in the same state, and its first frame brings the snapshot.
 		p.ID = pre + "-snapshot"
 		p.Comp = func(v View) templ.Component {
+			if v.pristine {
+				return ui.Snapshot(pre, v.SID, "", "")
+			}
 			return ui.Snapshot(pre, v.SID, l.cur.in.SnapshotJSON(), l.snapshotMoment(v))
 		}
 	case sharedTimeline:
@@ -191,7 +200,12 @@ func (l *Live) Kind() *Kind { return l.kind }
 func (l *Live) Instance() Instance { return l.cur.in }
 
 // Advance lets d of the caller's time pass in the present.
-func (l *Live) Advance(d time.Duration) { l.cur.in.Advance(d) }
+func (l *Live) Advance(d time.Duration) {
+	if d > 0 {
+		l.pristine = false
+	}
+	l.cur.in.Advance(d)
+}
 
 // NextDue returns how much of the caller's time may pass before something
 // changes by itself in the present, and false when nothing will.
@@ -210,6 +224,7 @@ func (l *Live) Now() time.Duration { return l.cur.in.Now() }
 // replay, which logs milliseconds, meets every action exactly), and logged.
 // A *Rejection means it changed nothing.
 func (l *Live) Apply(c Command) error {
+	l.pristine = false
 	switch c.Action {
 	case ActTimeline:
 		return l.showMoment(time.Duration(c.At) * time.Millisecond)
@@ -281,6 +296,7 @@ func (l *Live) Fragments() []Part { return l.shown().frags }
 // timeline.
 func (l *Live) Section(v View) templ.Component {
 	k, rn := l.kind, l.shown()
+	v.pristine = l.pristine
 	d := ui.DemoProps{Kind: k.Name, Prefix: k.Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role,
 		Kills: k.Kills, Title: k.Title(v.Lang), Clock: clockOf(k.Prefix, rn.in)}
 	if k.Intro != nil {

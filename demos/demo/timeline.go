@@ -315,7 +315,7 @@ const maxMarks = 60
 
 // timelineKey changes whenever the timeline's fragment would.
 func (l *Live) timelineKey(v View) uint64 {
-	k := Mix(l.logV.Key(), Str(v.Origin), B(v.Role == RoleFollower), I(int(v.Lang[0])))
+	k := Mix(l.logV.Key(), Str(v.Origin), B(v.PageLinks), B(v.Role == RoleFollower), I(int(v.Lang[0])))
 	if m, ok := l.cur.in.(Marker); ok {
 		k = Mix(k, m.MarksKey())
 	}
@@ -356,7 +356,7 @@ func (l *Live) timelineProps(v View) ui.TimelineProps {
 			}
 		}
 	}
-	if v.Origin != "" {
+	if v.Origin != "" || v.PageLinks {
 		at := time.Duration(p.Value) * time.Millisecond
 		p.Share = l.MomentURL(v.Origin, "/"+l.kind.Name, v.Lang, at)
 		p.Embed = l.MomentURL(v.Origin, "/embed/"+l.kind.Name, v.Lang, at)

@@ -5,6 +5,7 @@
 package operator
 
 import (
+	_ "embed"
 	"fmt"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
@@ -16,6 +17,14 @@ import (
 const (
 	Name   = "operator"
 	Prefix = "op"
+)
+
+// Its stylesheets: its own, and its projector layout.
+var (
+	//go:embed style.css
+	css []byte
+	//go:embed present.css
+	presentCSS []byte
 )
 
 // Kind describes the demo to the server. Its controller starts off, so that
@@ -34,8 +43,11 @@ var Kind = demo.Kind{
 		"set-members": demo.Int("members", MinMembers, MaxMembers),
 		"backup":      demo.Bool("present"),
 	},
-	New:     func(opt demo.Options) demo.Instance { return NewDemo(opt, false) },
-	Restore: demo.RestoreWith(RestoreDemo),
+	New:        func(opt demo.Options) demo.Instance { return NewDemo(opt, false) },
+	Restore:    demo.RestoreWith(RestoreDemo),
+	Shared:     []string{"cluster.css", "chart.css", "chart.js"},
+	CSS:        css,
+	PresentCSS: presentCSS,
 	Load: []demo.LoadStep{
 		{Send: `{"action":"set-members","members":"4"}`, Expect: `data-testid="spec-members" data-value="4"`},
 		{Send: `{"action":"set-members","members":"5"}`, Expect: `data-testid="spec-members" data-value="5"`},

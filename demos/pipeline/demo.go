@@ -24,8 +24,13 @@ const (
 	Prefix = "pp"
 )
 
-//go:embed style.css
-var css []byte
+// Its stylesheets: its own, and its projector layout.
+var (
+	//go:embed style.css
+	css []byte
+	//go:embed present.css
+	presentCSS []byte
+)
 
 // The wire values of the settings that are not booleans. not-ready says
 // "requeue" for the engine's requeue-after, as the page's contract does; its
@@ -90,9 +95,10 @@ var Kind = demo.Kind{
 		"secret-watch":     demo.Bool("on"),
 		"child-edit":       demo.Name("name"),
 	},
-	New:     func(demo.Options) demo.Instance { return NewDemo() },
-	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
-	CSS:     css,
+	New:        func(demo.Options) demo.Instance { return NewDemo() },
+	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
+	CSS:        css,
+	PresentCSS: presentCSS,
 	// The load generator flips the workers between 2 and 1: each flip
 	// restarts the controller, which re-lists and reconciles every App.
 	Load: []demo.LoadStep{

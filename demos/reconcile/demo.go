@@ -6,6 +6,7 @@
 package reconcile
 
 import (
+	_ "embed"
 	"fmt"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
@@ -17,6 +18,14 @@ import (
 const (
 	Name   = "reconcile"
 	Prefix = "rc"
+)
+
+// Its stylesheets: its own, and its projector layout.
+var (
+	//go:embed style.css
+	css []byte
+	//go:embed present.css
+	presentCSS []byte
 )
 
 // Kind describes the demo to the server.
@@ -32,8 +41,11 @@ var Kind = demo.Kind{
 		"replicas-dec": {},
 		"set-replicas": demo.Int("replicas", 0, MaxDesired),
 	},
-	New:     func(opt demo.Options) demo.Instance { return NewDemo(opt, 3, true) },
-	Restore: demo.RestoreWith(RestoreDemo),
+	New:        func(opt demo.Options) demo.Instance { return NewDemo(opt, 3, true) },
+	Restore:    demo.RestoreWith(RestoreDemo),
+	Shared:     []string{"cluster.css", "diff.css", "chart.css", "chart.js"},
+	CSS:        css,
+	PresentCSS: presentCSS,
 	Load: []demo.LoadStep{
 		{Send: `{"action":"set-replicas","replicas":"4"}`, Expect: `data-testid="desired" data-value="4"`},
 		{Send: `{"action":"set-replicas","replicas":"5"}`, Expect: `data-testid="desired" data-value="5"`},

@@ -25,8 +25,13 @@ const (
 	Prefix = "tr"
 )
 
-//go:embed style.css
-var css []byte
+// Its stylesheets: its own, and its projector layout.
+var (
+	//go:embed style.css
+	css []byte
+	//go:embed present.css
+	presentCSS []byte
+)
 
 // Kind describes the demo to the server. Its timings are the engine's
 // (engine/triggers: StartDelay, Resync, DeliveryDelay, RestartTime), so the
@@ -48,9 +53,11 @@ var Kind = demo.Kind{
 		"swap-next":      {},
 		"restart":        {},
 	},
-	New:     func(demo.Options) demo.Instance { return NewDemo() },
-	Restore: demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
-	CSS:     css,
+	New:        func(demo.Options) demo.Instance { return NewDemo() },
+	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
+	Shared:     []string{"cluster.css", "diff.css"},
+	CSS:        css,
+	PresentCSS: presentCSS,
 	// The load generator changes the desired count: both controllers then
 	// create or delete pods, through both event streams.
 	Load: []demo.LoadStep{

@@ -1,0 +1,40 @@
+// The charts' scrolling (templates.Chart), linked by the demos that draw
+// one: each plot is drawn in time coordinates, so the page moves its
+// viewBox, and redraws the seconds under it, as the demo's clock runs
+// (static/app.js runs the clock and keeps its data-value at the virtual
+// time). The server sends a chart only when its numbers change.
+(function () {
+  'use strict';
+
+  var tickSpans = new WeakMap(); // tick group -> span it was drawn for
+  function drawTicks(g, span) {
+    if (tickSpans.get(g) === span) return;
+    tickSpans.set(g, span);
+    var x0 = Number(g.getAttribute('data-plot-x')), w = Number(g.getAttribute('data-plot-w'));
+    var y = g.getAttribute('data-y'), total = Math.floor(span / 1000), step = span < 40000 ? 5 : 15;
+    var ns = 'http://www.w3.org/2000/svg';
+    while (g.firstChild) g.removeChild(g.firstChild);
+    for (var s = total % step; s <= total; s += step) {
+      var t = document.createElementNS(ns, 'text');
+      t.setAttribute('class', 'tick'); t.setAttribute('y', y); t.setAttribute('text-anchor', 'middle');
+      t.setAttribute('x', (x0 + s / (span / 1000) * w).toFixed(1));
+      t.textContent = s === total ? '0s' : '-' + (total - s) + 's';
+      g.appendChild(t);
+    }
+  }
+  function drawCharts() {
+    document.querySelectorAll('[data-chart-plot]').forEach(function (plot) {
+      var demo = plot.closest('[data-demo]');
+      var clock = demo && demo.querySelector('[data-testid="clock"]');
+      if (!clock) return;
+      var now = Number(clock.getAttribute('data-value')) || 0;
+      var win = Number(plot.getAttribute('data-window')), min = Number(plot.getAttribute('data-min-span'));
+      var span = Math.min(win, Math.max(Math.floor(now / 1000) * 1000, min));
+      var x = (now - Number(plot.getAttribute('data-origin')) - span) / 100;
+      plot.setAttribute('viewBox', x.toFixed(1) + ' 0 ' + (span / 100).toFixed(1) + ' ' + plot.getAttribute('data-plot-h'));
+      var g = plot.parentNode.querySelector('[data-chart-ticks]');
+      if (g) drawTicks(g, span);
+    });
+  }
+  setInterval(drawCharts, 100);
+})();
