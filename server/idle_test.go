@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -99,5 +100,56 @@ func TestEveryDemoSettlesAndSendsNothing(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestTimeScale: with Config.TimeScale at 4, the reconcile demo converges
+// (at 2.5 s of its time) after 0.7 s of real time, which at 1 it does not,
+// and its pages' bodies say the scale to their clocks; at 1 they say
+// nothing.
+func TestTimeScale(t *testing.T) {
+	for _, tc := range []struct {
+		scale     float64
+		converged bool
+		attr      string
+	}{{1, false, ""}, {4, true, `data-time-scale="4"`}} {
+		synctest.Test(t, func(t *testing.T) {
+			srv, err := New(Config{SessionTTL: time.Minute, TimeScale: tc.scale, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { srv.Run(ctx); close(done) }()
+			defer func() { cancel(); <-done }()
+
+			sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds["reconcile"], "192.0.2.1", tmpl.Ja)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn := sockets.Detached()
+			sess.attach <- conn
+			time.Sleep(700 * time.Millisecond)
+			synctest.Wait()
+			frames := string(conn.Take())
+			if got := strings.Contains(frames, `data-converged="true"`); got != tc.converged {
+				t.Errorf("scale %v: converged after 0.7 s = %v, want %v", tc.scale, got, tc.converged)
+			}
+		})
+		srv, err := New(Config{TimeScale: tc.scale, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { srv.Run(ctx); close(done) }()
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/reconcile", nil))
+		cancel()
+		<-done
+		body := rec.Body.String()
+		if tc.attr != "" && !strings.Contains(body, tc.attr) || tc.attr == "" && strings.Contains(body, "data-time-scale") {
+			t.Errorf("scale %v: the page's body does not say %q: %.300s", tc.scale, tc.attr, body[strings.Index(body, "<body"):])
+		}
 	}
 }

@@ -80,9 +80,11 @@
   document.addEventListener('htmx:wsConnecting', function (e) {
     var d = demoOf(e.target); if (d) setConn(d, 'connecting');
   });
+  // The connection says open once the socket's first frame is in: the
+  // page then shows the server's demo, and a click acts on what it shows.
   document.addEventListener('htmx:wsOpen', function (e) {
     var d = demoOf(e.target); if (!d) return;
-    setConn(d, 'open');
+    d.setAttribute('data-synced', 'false');
     if (!owned(d)) return;
     var key = snapKey(d);
     var snap = load(key);
@@ -174,6 +176,7 @@
     : function (f) { return setTimeout(f, 50); };
   document.addEventListener('htmx:wsAfterMessage', function (e) {
     var d = demoOf(e.target); if (!d) return;
+    if (d.getAttribute('data-synced') === 'false') { d.removeAttribute('data-synced'); setConn(d, 'open'); }
     if (!snapTimer[d.id]) snapTimer[d.id] = idle(function () { snapTimer[d.id] = null; keepSnapshot(d); });
     if (focusId && (!document.activeElement || document.activeElement === document.body)) {
       var el = document.getElementById(focusId);
