@@ -29,14 +29,7 @@ func TestIdleSessionCostsNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv, err := New(Config{SessionTTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithCancel(context.Background())
-				done := make(chan struct{})
-				go func() { srv.Run(ctx); close(done) }()
-				defer func() { cancel(); <-done }()
+				srv, ctx := runHub(t, Config{SessionTTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
 
 				sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds["reconcile"], "192.0.2.1", tmpl.Ja)
 				if err != nil {
@@ -75,14 +68,7 @@ func TestEveryDemoSettlesAndSendsNothing(t *testing.T) {
 	for _, k := range demos.All() {
 		t.Run(k.Name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv, err := New(Config{SessionTTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithCancel(context.Background())
-				done := make(chan struct{})
-				go func() { srv.Run(ctx); close(done) }()
-				defer func() { cancel(); <-done }()
+				srv, ctx := runHub(t, Config{SessionTTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
 
 				sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds[k.Name], "192.0.2.1", tmpl.Ja)
 				if err != nil {
@@ -114,14 +100,7 @@ func TestTimeScale(t *testing.T) {
 		attr      string
 	}{{1, false, ""}, {4, true, `data-time-scale="4"`}} {
 		synctest.Test(t, func(t *testing.T) {
-			srv, err := New(Config{SessionTTL: time.Minute, TimeScale: tc.scale, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { srv.Run(ctx); close(done) }()
-			defer func() { cancel(); <-done }()
+			srv, ctx := runHub(t, Config{SessionTTL: time.Minute, TimeScale: tc.scale, Logger: slog.New(slog.DiscardHandler)})
 
 			sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds["reconcile"], "192.0.2.1", tmpl.Ja)
 			if err != nil {
@@ -152,4 +131,19 @@ func TestTimeScale(t *testing.T) {
 			t.Errorf("scale %v: the page's body does not say %q: %.300s", tc.scale, tc.attr, body[strings.Index(body, "<body"):])
 		}
 	}
+}
+
+// runHub starts a server's hub (no listener) for a test inside a synctest
+// bubble, and stops it when the test ends.
+func runHub(t *testing.T, cfg Config) (*Server, context.Context) {
+	t.Helper()
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv, ctx
 }
