@@ -78,6 +78,32 @@ test.describe('projector mode', () => {
     await expectOneScreen(page, 'operator-demo');
   });
 
+  test('the timeline folds into the site\'s head: it covers nothing, opens, and stays in view', async ({ page }) => {
+    // The pipeline's page is taller than a screen: a button floating at
+    // the bottom once hid one of its trap switches.
+    await open(page, '/pipeline?mode=present');
+    const fold = page.getByTestId('timeline-fold');
+    const panel = page.getByTestId('pipeline-demo').getByTestId('timeline-panel');
+    await expect(page.locator('.site-head').getByTestId('timeline-fold')).toHaveCount(1);
+    await expect(fold).toHaveAttribute('aria-expanded', 'false');
+    await expect(panel).toBeHidden();
+    // Every switch on the first screen is the topmost element at its centre.
+    const covered = await page.locator('[data-demo] [role="switch"]').evaluateAll((els) => els
+      .map((e) => ({ e, r: e.getBoundingClientRect() }))
+      .filter(({ r }) => r.bottom > 0 && r.top < innerHeight)
+      .filter(({ e, r }) => !e.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)))
+      .map(({ e }) => e.id || e.textContent?.trim()));
+    expect(covered, 'switches covered by something').toEqual([]);
+    await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
+    await expect(fold).toBeInViewport();
+    await fold.click();
+    await expect(fold).toHaveAttribute('aria-expanded', 'true');
+    await expect(panel).toBeVisible();
+    await expect(panel.getByTestId('timeline')).toBeInViewport();
+    await fold.click();
+    await expect(panel).toBeHidden();
+  });
+
   test('the present switch toggles the mode in the URL', async ({ page }) => {
     await open(page, '/reconcile');
     const sw = page.getByTestId('present-switch');
