@@ -2,6 +2,8 @@ package demos
 
 import (
 	"context"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +14,9 @@ import (
 
 // TestSpeedRendersOnlyWhatItChanges: an action that changes only the speed
 // renders the clock, the controls and the snapshot (their keys read the
-// speed) and the timeline (which marks the action), and nothing else, in
-// every demo: a frame costs what changed.
+// speed), the timeline (whose end and link follow the log) and its marks
+// (which mark the action), and nothing else, in every demo: a frame costs
+// what changed. The timeline, its end where it was, is not sent again.
 func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 	for _, k := range All() {
 		t.Run(k.Name, func(t *testing.T) {
@@ -38,14 +41,14 @@ func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 			for _, f := range frame {
 				sent = append(sent, f.ID)
 			}
-			want := []string{k.Prefix + "-clock", k.Prefix + "-controls", k.Prefix + "-snapshot", k.Prefix + "-timeline"}
-			if r.Renders != len(want) || len(sent) != len(want) {
-				t.Fatalf("speed 2 rendered %d fragments and sent %v, want %v", r.Renders, sent, want)
+			// The timeline is rendered: its end and link follow the log. It
+			// is sent only if its end moved (to the action's time).
+			want := []string{k.Prefix + "-clock", k.Prefix + "-controls", k.Prefix + "-snapshot", k.Prefix + "-timeline-marks"}
+			if len(sent) == len(want)+1 && sent[3] == k.Prefix+"-timeline" && live.Now() > 0 {
+				sent = append(sent[:3], sent[4:]...)
 			}
-			for i := range want {
-				if sent[i] != want[i] {
-					t.Fatalf("speed 2 sent %v, want %v", sent, want)
-				}
+			if r.Renders != len(want)+1 || !slices.Equal(sent, want) {
+				t.Fatalf("speed 2 rendered %d fragments and sent %v, want %d and %v (and the timeline, had its end moved)", r.Renders, sent, len(want)+1, want)
 			}
 		})
 	}
@@ -92,6 +95,70 @@ func TestFreshPageKeepsNoSnapshot(t *testing.T) {
 			live.Advance(time.Millisecond)
 			if !strings.Contains(page(), "data-snapshot=") {
 				t.Errorf("once time has passed, the page carries no snapshot")
+			}
+		})
+	}
+}
+
+// TestFramesAddMarks: a page whose frames add the timeline's new marks to
+// its own (Renderer.Appends) shows, after every action, the marks a whole
+// render shows: through many more actions than it keeps, and whatever the
+// demo marks on its own. Each frame that adds carries only the new marks,
+// and its Full is the whole list.
+func TestFramesAddMarks(t *testing.T) {
+	li := regexp.MustCompile(`<li [^>]*></li>`)
+	for _, k := range All() {
+		t.Run(k.Name, func(t *testing.T) {
+			live := demo.Start(&k, demo.Options{})
+			v := demo.View{Lang: ui.En, SID: "0123456789abcdef0123456789abcdef"}
+			r := live.Renderer(v)
+			r.Appends = true
+			whole := live.Renderer(v)
+			id := k.Prefix + "-timeline-marks"
+			var page []string
+			adds := 0
+			for i := range 2 * ui.MaxMarks {
+				frame, err := r.Frame(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range frame {
+					if f.ID != id {
+						continue
+					}
+					h := string(f.HTML)
+					if f.Full == nil {
+						page = li.FindAllString(h, -1)
+						continue
+					}
+					adds++
+					if !strings.Contains(h, `hx-swap-oob="beforeend"`) {
+						t.Fatalf("action %d: a frame that adds is %q", i, h)
+					}
+					page = append(page, li.FindAllString(h, -1)...)
+					page = page[max(0, len(page)-ui.MaxMarks):]
+					if full := li.FindAllString(string(f.Full()), -1); !slices.Equal(full, page) {
+						t.Fatalf("action %d: Full has %d marks, the page %d", i, len(full), len(page))
+					}
+				}
+				want, err := whole.All()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range want {
+					if f.ID == id && !slices.Equal(li.FindAllString(string(f.HTML), -1), page) {
+						t.Fatalf("action %d: the page shows %d marks, a whole render %d:\n%q\n%q", i, len(page),
+							len(li.FindAllString(string(f.HTML), -1)), page, f.HTML)
+					}
+				}
+				c := demo.Decode(&k, []byte(k.Load[i%len(k.Load)].Send))
+				if err := live.Apply(c); err != nil {
+					t.Fatal(err)
+				}
+				live.Advance(700 * time.Millisecond)
+			}
+			if len(page) != ui.MaxMarks || adds < ui.MaxMarks {
+				t.Errorf("%d marks on the page, %d frames that add: want %d marks, most frames adding", len(page), adds, ui.MaxMarks)
 			}
 		})
 	}

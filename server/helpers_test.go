@@ -28,6 +28,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // quiet is a pace at which nothing happens by itself for an hour: every
@@ -288,9 +289,33 @@ func (c *wsClient) read(deadline time.Time) error {
 		c.t.Errorf("frame: %v", err)
 	}
 	for _, n := range nodes {
-		c.frags[attr(n, "id")] = n
+		id := attr(n, "id")
+		if old := c.frags[id]; old != nil && attr(n, "hx-swap-oob") == "beforeend" {
+			// As the page does (static/app.js): n's children go at the
+			// end of the page's list, which keeps its newest MaxMarks.
+			for ch := n.FirstChild; ch != nil; ch = n.FirstChild {
+				n.RemoveChild(ch)
+				old.AppendChild(ch)
+			}
+			for countChildren(old) > ui.MaxMarks {
+				old.RemoveChild(old.FirstChild)
+			}
+			continue
+		}
+		c.frags[id] = n
 	}
 	return nil
+}
+
+// countChildren counts n's element children.
+func countChildren(n *html.Node) int {
+	k := 0
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type == html.ElementNode {
+			k++
+		}
+	}
+	return k
 }
 
 // parseFragments parses a frame into its top-level elements, and checks

@@ -22,6 +22,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/reconcile-demo/reconcile-demo/demos"
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 func gunzip(t *testing.T, b []byte) []byte {
@@ -376,8 +378,8 @@ func TestPageTail(t *testing.T) {
 		}
 		return string(body[:m[0]]), strings.Fields(string(body[m[2]:m[3]]))
 	}
-	_, moment := ts.get(t, "/reconcile", nil)
-	share := attr(byTestID(parsePage(t, moment), "share-moment")[0], "href")
+	// A link to a moment, as a page's share button has it.
+	share := demo.Start(ts.srv.kinds["reconcile"], demo.Options{}).MomentURL("", "/reconcile", ui.Ja, 0)
 	for _, tc := range []struct {
 		path  string
 		demos int

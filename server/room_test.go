@@ -379,7 +379,7 @@ func TestFollowerLooksAtThePastAlone(t *testing.T) {
 	a.waitFor("desired 7", func() bool { return a.value("desired") == "7" })
 	panel := a.frags["rc-timeline"]
 	moment := attr(byTestID(panel, "timeline-panel")[0], "data-moment")
-	marks := byTestID(panel, "timeline-mark")
+	marks := byTestID(a.frags["rc-timeline-marks"], "timeline-mark")
 	if moment == "" || len(marks) != 2 {
 		t.Fatalf("the follower's timeline holds no timeline (%q) or %d marks, want 2", moment, len(marks))
 	}

@@ -62,6 +62,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 	s.lastReal = time.Now()
 	s.expireAt = s.lastReal.Add(srv.cfg.SessionTTL)
 	s.out = s.live.Renderer(s.view())
+	s.out.Appends = true // its socket's mailbox takes every frame or asks the whole list
 	// One timer serves both waits: the next moment something is due, while
 	// anyone watches, and the end of the TTL, while no connection is
 	// attached.
@@ -233,7 +234,7 @@ func frags(rs []demo.Rendered) []sockets.Frag {
 	}
 	out := make([]sockets.Frag, len(rs))
 	for i, r := range rs {
-		out[i] = sockets.Frag{ID: r.ID, HTML: r.HTML}
+		out[i] = sockets.Frag{ID: r.ID, HTML: r.HTML, Full: r.Full}
 	}
 	return out
 }

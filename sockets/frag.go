@@ -10,6 +10,11 @@ import (
 type Frag struct {
 	ID   string
 	HTML []byte
+	// Full, when set, says HTML adds to the fragment the page has (an
+	// hx-swap-oob="beforeend"): Full returns the whole fragment, which
+	// the mailbox takes instead when HTML would add to a version the page
+	// has not got yet.
+	Full func() []byte
 }
 
 // Counter counts events (a prometheus.Counter is one). A nil Counter

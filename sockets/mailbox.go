@@ -8,7 +8,9 @@ import (
 // Mailbox holds the newest unsent version of each fragment. Put never
 // blocks: a newer version of a fragment replaces an unsent one (our state
 // is level-based, so only the latest matters), and the writer takes
-// everything at once. Its size is bounded by the number of fragment ids.
+// everything at once. A fragment that adds to the page's (Frag.Full) and
+// finds an unsent version is taken whole instead. Its size is bounded by
+// the number of fragment ids.
 type Mailbox struct {
 	mu        sync.Mutex
 	pending   []Frag  // at most one per id, in first-put order
@@ -24,6 +26,10 @@ func (b *Mailbox) Put(frags []Frag) {
 		replaced := false
 		for i := range b.pending {
 			if b.pending[i].ID == f.ID {
+				if f.Full != nil {
+					// What f adds to is not on the page yet.
+					f = Frag{ID: f.ID, HTML: f.Full()}
+				}
 				b.pending[i] = f
 				replaced = true
 				break

@@ -163,7 +163,19 @@
     Array.prototype.slice.call(tpl.content.children).forEach(function (frag) {
       var old = frag.id && document.getElementById(frag.id);
       if (!old) return;
+      if (frag.getAttribute('hx-swap-oob') === 'beforeend') {
+        // A list the frame adds to (the timeline's marks): it keeps its
+        // newest 90, as the server's does (templates.MaxMarks).
+        old.append.apply(old, Array.prototype.slice.call(frag.children));
+        while (old.children.length > 90) old.firstElementChild.remove();
+        return;
+      }
+      // What the fragment holds that is a fragment of its own stays.
+      frag.querySelectorAll('[hx-preserve]').forEach(function (p) {
+        var o = document.getElementById(p.id); if (o) p.replaceWith(o);
+      });
       old.replaceWith(frag);
+      var a = frag.querySelector('.tl-share'); if (a) fillShare(a);
       if (frag.hasAttribute('ws-send') || frag.querySelector('[ws-send]')) htmx.process(frag);
     });
     htmx.trigger(root, 'htmx:wsAfterMessage', { message: e.detail.message, socketWrapper: e.detail.socketWrapper });
@@ -236,7 +248,7 @@
   function timelineOf(demo) { return demo.querySelector('[data-testid="timeline"]'); }
   function pastMode(demo) {
     var tl = timelineOf(demo);
-    var past = !!tl && tl.getAttribute('data-mode') === 'past';
+    var past = !!tl && tl.dataset.mode === 'past';
     if (past) demo.setAttribute('data-past', 'true'); else demo.removeAttribute('data-past');
     demo.querySelectorAll('[ws-send]').forEach(function (b) {
       if (b.hasAttribute('data-timeline') || b.closest('.room-panel') || b.classList.contains('room-open')) return;
@@ -250,29 +262,29 @@
   demos().forEach(pastMode);
   document.addEventListener('htmx:wsAfterMessage', function (e) { var d = demoOf(e.target); if (d) pastMode(d); });
   function placeMarks(tl) {
-    var min = Number(tl.min), max = Number(tl.max), span = Math.max(1, max - min);
-    var marks = tl.parentNode.querySelectorAll('.tl-mark');
-    marks.forEach(function (m) {
-      var left = ((Number(m.getAttribute('data-at')) - min) / span * 100).toFixed(2) + '%';
+    var min = +tl.min, span = Math.max(1, tl.max - min);
+    tl.parentNode.querySelectorAll('.tl-mark').forEach(function (m) {
+      var left = ((m.dataset.at - min) / span * 100).toFixed(2) + '%';
       if (m.style.left !== left) m.style.left = left;
     });
   }
+  // A frame carries the link to the moment once (data-value): the page
+  // makes it the href, and the same under /embed/ its data-embed (as the
+  // frame is swapped, and as the clock moves the moment on).
+  function fillShare(a) {
+    var v = a.dataset.value;
+    if (v) { a.href = v; a.dataset.embed = v.replace(/^([^/]*\/\/[^/]+)?\//, '$1/embed/'); }
+  }
   function moveShare(demo, ms) {
-    var a = demo.querySelector('[data-testid="share-moment"]'); if (!a) return;
-    ['data-value', 'data-embed'].forEach(function (attr) {
-      var v = a.getAttribute(attr); if (!v) return;
-      var next = v.replace(/([?&]at=)\d+/, '$1' + ms);
-      if (next !== v) a.setAttribute(attr, next);
-    });
-    a.setAttribute('href', a.getAttribute('data-value'));
+    var a = demo.querySelector('[data-testid="share-moment"]');
+    if (a && a.dataset.value) { a.dataset.value = a.dataset.value.replace(/([?&]at=)\d+/, '$1' + ms); fillShare(a); }
   }
   function drawTimeline(demo, now) {
     var tl = timelineOf(demo); if (!tl) return;
-    if (tl.getAttribute('data-mode') === 'live') {
-      var ms = String(Math.max(Math.floor(now), Number(tl.getAttribute('data-max')) || 0));
+    if (tl.dataset.mode === 'live') {
+      var ms = String(Math.max(Math.floor(now), +tl.dataset.max || 0));
       if (tl.max !== ms && document.activeElement !== tl) {
-        tl.max = ms; tl.value = ms;
-        tl.setAttribute('data-max', ms); tl.setAttribute('data-value', ms);
+        tl.max = tl.value = tl.dataset.max = tl.dataset.value = ms;
         tl.setAttribute('aria-valuetext', clockText(Number(ms)));
         moveShare(demo, ms);
       }
@@ -280,9 +292,8 @@
     placeMarks(tl);
   }
   function marksOf(tl) {
-    return Array.prototype.map.call(tl.parentNode.querySelectorAll('.tl-mark'), function (m) {
-      return Number(m.getAttribute('data-at'));
-    }).sort(function (a, b) { return a - b; });
+    return Array.prototype.map.call(tl.parentNode.querySelectorAll('.tl-mark'), function (m) { return +m.dataset.at; })
+      .sort(function (a, b) { return a - b; });
   }
   function setTimeline(tl, ms) {
     tl.value = String(ms);
@@ -293,21 +304,15 @@
     if (!tl.matches || !tl.matches('[data-testid="timeline"]')) return;
     if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
     e.preventDefault();
-    var v = Number(tl.value), marks = marksOf(tl), to = null;
-    if (e.key === 'ArrowLeft') {
-      for (var i = marks.length - 1; i >= 0; i--) if (marks[i] < v) { to = marks[i]; break; }
-      if (to === null) to = Number(tl.min);
-    } else {
-      for (var j = 0; j < marks.length; j++) if (marks[j] > v) { to = marks[j]; break; }
-      if (to === null) to = Number(tl.max);
-    }
-    setTimeline(tl, to);
+    var v = +tl.value, back = e.key === 'ArrowLeft';
+    var to = marksOf(tl).filter(function (m) { return back ? m < v : m > v; })[back ? 'pop' : 'shift']();
+    setTimeline(tl, to === undefined ? (back ? tl.min : tl.max) : to);
   }, true);
   document.addEventListener('click', function (e) {
     var m = e.target.closest && e.target.closest('.tl-mark');
     if (!m) return;
     var tl = m.closest('.tl-track').querySelector('[data-testid="timeline"]');
-    if (tl && !tl.disabled) setTimeline(tl, Number(m.getAttribute('data-at')));
+    if (tl && !tl.disabled) setTimeline(tl, m.dataset.at);
   });
 
   // Keyboard shortcuts for a presenter.

@@ -150,6 +150,9 @@ type View struct {
 	// pristine is set by Section for a demo as Start made it: its page
 	// carries no snapshot.
 	pristine bool
+	// inPage is set by Section: the page is rendered whole, with the
+	// fragments that frames send apart (the timeline's marks).
+	inPage bool
 }
 
 // room returns the room panel's props for a demo of prefix.

@@ -100,6 +100,7 @@ func (l *Live) newRun(in Instance) *run {
 	}
 	walk(rn.layout)
 	rn.frags = append(rn.frags, l.bind(rn, Part{ID: pre + "-timeline", shared: sharedTimeline}),
+		l.bind(rn, Part{ID: pre + "-timeline-marks", shared: sharedMarks}),
 		l.bind(rn, Part{ID: pre + "-room", shared: sharedRoom}))
 	return rn
 }
@@ -108,6 +109,7 @@ const (
 	sharedClock shared = iota + 100
 	sharedRoom
 	sharedTimeline
+	sharedMarks // the timeline's marks: in the timeline on a page, a fragment of their own in frames
 )
 
 // bind gives a shared fragment of run rn its id, key and component.
@@ -142,6 +144,8 @@ func (l *Live) bind(rn *run, p Part) Part {
 		}
 	case sharedTimeline:
 		p.Comp = func(v View) templ.Component { return ui.Timeline(v.Lang, l.timelineProps(v)) }
+	case sharedMarks:
+		p.Comp = func(v View) templ.Component { return ui.TimelineMarks(pre, l.marks(v.Lang)) }
 	case sharedRoom:
 		p.Comp = func(v View) templ.Component { return ui.RoomPanel(v.Lang, v.room(pre)) }
 	}
@@ -296,7 +300,7 @@ func (l *Live) Fragments() []Part { return l.shown().frags }
 // timeline.
 func (l *Live) Section(v View) templ.Component {
 	k, rn := l.kind, l.shown()
-	v.pristine = l.pristine
+	v.pristine, v.inPage = l.pristine, true
 	d := ui.DemoProps{Kind: k.Name, Prefix: k.Prefix, Lang: v.Lang, SID: v.SID, WSURL: v.WSURL, Role: v.Role,
 		Kills: k.Kills, Title: k.Title(v.Lang), Clock: clockOf(k.Prefix, rn.in)}
 	if k.Intro != nil {
@@ -360,6 +364,11 @@ const (
 type Rendered struct {
 	ID   string
 	HTML []byte
+	// Full is set when HTML adds to the fragment the page has (the marks
+	// new to it): Full renders the whole fragment as of this frame, for a
+	// page that never got the fragment HTML adds to (a frame not yet sent
+	// when the next came).
+	Full func() []byte
 }
 
 // Renderer renders one viewer's frames of a live demo: it remembers, for
@@ -375,6 +384,12 @@ type Renderer struct {
 	sums []uint64 // the hash of the HTML last sent; 0: never sent
 	// Renders counts the fragments rendered, for tests.
 	Renders int
+	// Appends lets frames add the timeline's new marks to the page's
+	// instead of sending them all: for a page whose every frame is sent,
+	// or else its mailbox asks Full (an owner's socket; not a room's
+	// followers, whose frames travel the bus and may be lost).
+	Appends bool
+	marks   []uint64 // the keys of the marks the page shows, when Appends
 }
 
 // Renderer returns a renderer of v's frames that has sent nothing yet.
@@ -431,6 +446,8 @@ func (r *Renderer) Key(i int) uint64 {
 		return Mix(B(rp.Open), Str(rp.Code), Str(rp.URL), I(rp.Followers), B(rp.Refused))
 	case sharedTimeline:
 		return r.live.timelineKey(r.View)
+	case sharedMarks:
+		return r.live.marksKey(r.View)
 	case sharedSnapshot:
 		// The snapshot holds the whole present: it changes with any of the
 		// present's fragments, with its clock, with any accepted command
@@ -439,7 +456,7 @@ func (r *Renderer) Key(i int) uint64 {
 		in := cur.in
 		k := Mix(r.live.applied, r.live.logV.Key(), uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed()))
 		for j := range cur.frags {
-			if sh := cur.frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh != sharedTimeline {
+			if sh := cur.frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh != sharedTimeline && sh != sharedMarks {
 				k = Mix(k, cur.frags[j].Key())
 			}
 		}
@@ -464,6 +481,10 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 		if r.sums[i] != 0 && r.keys[i] == k {
 			continue
 		}
+		if p.shared == sharedMarks && r.Appends {
+			out = r.appendMarks(out, i, k)
+			continue
+		}
 		buf.Reset()
 		r.Renders++
 		if err := p.Comp(r.View).Render(context.Background(), buf); err != nil {
@@ -480,6 +501,41 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 		out = append(out, Rendered{ID: p.ID, HTML: bytes.Clone(buf.Bytes())})
 	}
 	return out, nil
+}
+
+// appendMarks sends the timeline's marks (fragment i, whose key is now k)
+// to a page that appends: only those new to it when appending them makes
+// the list, else all of them.
+func (r *Renderer) appendMarks(out []Rendered, i int, k uint64) []Rendered {
+	marks := r.live.marks(r.View.Lang)
+	keys := make([]uint64, len(marks))
+	for j, m := range marks {
+		keys[j] = markKey(m)
+	}
+	r.keys[i] = k
+	sent := r.marks
+	if r.sums[i] == 0 {
+		sent = nil // the page has none of ours
+	}
+	r.marks, r.sums[i] = keys, Mix(keys...)|1
+	pre := r.live.kind.Prefix
+	full := func() []byte {
+		r.Renders++
+		var b bytes.Buffer
+		_ = ui.TimelineMarks(pre, marks).Render(context.Background(), &b) // a bytes.Buffer takes every write
+		return b.Bytes()
+	}
+	t, ok := added(sent, keys, ui.MaxMarks)
+	switch {
+	case ok && t == 0:
+		return out
+	case !ok:
+		return append(out, Rendered{ID: r.rn.frags[i].ID, HTML: full()})
+	}
+	r.Renders++
+	var b bytes.Buffer
+	_ = ui.TimelineMarksAdded(pre, marks[len(marks)-t:]).Render(context.Background(), &b)
+	return append(out, Rendered{ID: r.rn.frags[i].ID, HTML: b.Bytes(), Full: full})
 }
 
 // Render renders fragment i (of Live.Fragments) for this viewer.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -310,17 +311,21 @@ type Marker interface {
 	MarksKey() uint64
 }
 
-// maxMarks bounds the actions marked on the timeline: the newest.
-const maxMarks = 60
-
-// timelineKey changes whenever the timeline's fragment would.
+// timelineKey changes whenever the timeline's fragment would (its marks
+// are a fragment of their own: marksKey).
 func (l *Live) timelineKey(v View) uint64 {
 	k := Mix(l.logV.Key(), Str(v.Origin), B(v.PageLinks), B(v.Role == RoleFollower), I(int(v.Lang[0])))
-	if m, ok := l.cur.in.(Marker); ok {
-		k = Mix(k, m.MarksKey())
-	}
 	if l.past != nil {
 		k = Mix(k, uint64(quantum(l.cur.in.Now()).Milliseconds()))
+	}
+	return k
+}
+
+// marksKey changes whenever the timeline's marks would.
+func (l *Live) marksKey(v View) uint64 {
+	k := Mix(l.logV.Key(), I(int(v.Lang[0])))
+	if m, ok := l.cur.in.(Marker); ok {
+		k = Mix(k, m.MarksKey())
 	}
 	return k
 }
@@ -329,7 +334,8 @@ func (l *Live) timelineKey(v View) uint64 {
 // present, its end is the last action's time: the page runs it on to its
 // clock, as it runs the clock (so the fragment changes only with the log).
 // While it shows the past, the page's clock stands at the moment shown, so
-// the end is the present's time, sent with every frame.
+// the end is the present's time, sent with every frame. Its marks are on a
+// page only: frames send them apart (marks).
 func (l *Live) timelineProps(v View) ui.TimelineProps {
 	end := l.tl.StartAt
 	if n := len(l.tl.Entries); n > 0 {
@@ -345,23 +351,76 @@ func (l *Live) timelineProps(v View) ui.TimelineProps {
 	if l.past != nil {
 		p.Past, p.Value, p.Max = true, l.pastAt.Milliseconds(), quantum(l.cur.in.Now()).Milliseconds()
 	}
-	entries := l.tl.Entries[max(0, len(l.tl.Entries)-maxMarks):]
-	for _, e := range entries {
-		p.Marks = append(p.Marks, ui.TimelineMark{At: e.At.Milliseconds(), Kind: "action", Label: actionLabel(e)})
+	if v.inPage {
+		p.Marks, p.MarksHere = l.marks(v.Lang), true
 	}
-	if m, ok := l.cur.in.(Marker); ok {
-		for _, mk := range m.Marks(v.Lang) {
-			if mk.At >= p.Min {
-				p.Marks = append(p.Marks, mk)
-			}
-		}
-	}
-	if v.Origin != "" || v.PageLinks {
-		at := time.Duration(p.Value) * time.Millisecond
-		p.Share = l.MomentURL(v.Origin, "/"+l.kind.Name, v.Lang, at)
-		p.Embed = l.MomentURL(v.Origin, "/embed/"+l.kind.Name, v.Lang, at)
+	switch {
+	case v.pristine:
+		p.ShareSoon = v.Origin != "" || v.PageLinks
+	case v.Origin != "" || v.PageLinks:
+		p.Share = l.MomentURL(v.Origin, "/"+l.kind.Name, v.Lang, time.Duration(p.Value)*time.Millisecond)
 	}
 	return p
+}
+
+// marks are the timeline's marks in language lang, oldest first: the
+// visitor's actions and the demo's notable events (Marker) since the
+// timeline's start, the newest ui.MaxMarks of them. An event at an
+// action's time comes after it (the action caused it).
+func (l *Live) marks(lang ui.Lang) []ui.TimelineMark {
+	min := l.tl.StartAt.Milliseconds()
+	entries := l.tl.Entries[max(0, len(l.tl.Entries)-ui.MaxMarks):]
+	var events []ui.TimelineMark
+	if m, ok := l.cur.in.(Marker); ok {
+		events = m.Marks(lang)
+	}
+	out := make([]ui.TimelineMark, 0, len(entries)+len(events))
+	for _, e := range entries {
+		at := e.At.Milliseconds()
+		for len(events) > 0 && events[0].At < at {
+			if events[0].At >= min {
+				out = append(out, events[0])
+			}
+			events = events[1:]
+		}
+		out = append(out, ui.TimelineMark{At: at, Kind: "action", Label: actionLabel(e)})
+	}
+	for _, e := range events {
+		if e.At >= min {
+			out = append(out, e)
+		}
+	}
+	return out[max(0, len(out)-ui.MaxMarks):]
+}
+
+// markKey identifies a mark for good: equal keys, equal HTML.
+func markKey(m ui.TimelineMark) uint64 { return Mix(uint64(m.At), Str(m.Kind), Str(m.Label)) }
+
+// added reports how many of cur's marks are new to a page that shows sent:
+// the page that appends them and keeps its newest keep shows cur. False
+// when appending cannot make cur (a mark went from the middle, the
+// timeline was cut).
+func added(sent, cur []uint64, keep int) (int, bool) {
+	if len(sent) == 0 {
+		return 0, false
+	}
+	last := sent[len(sent)-1]
+	for t := 0; t < len(cur); t++ {
+		if cur[len(cur)-1-t] != last {
+			continue
+		}
+		// sent, then cur's last t, the newest keep of them, is cur?
+		n := min(keep, len(sent)+t)
+		if n != len(cur) {
+			continue
+		}
+		old := n - t // how many of sent stay
+		if old < 0 || !slices.Equal(sent[len(sent)-old:], cur[:old]) {
+			continue
+		}
+		return t, true
+	}
+	return 0, false
 }
 
 // actionLabel says a logged action in a mark's tooltip: its name and its
