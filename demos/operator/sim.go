@@ -80,6 +80,9 @@ type Demo struct {
 	last       *Report
 	reconciles int
 	hist       sim.History[PhaseSample]
+	// marks are the notable events the timeline marks (marks.go): kept
+	// across a reset, and in the snapshot.
+	marks sim.Log
 
 	// What the page's fragments read, as keys: epoch grows with every
 	// fresh start of the state (a reset), ver with every change of the
@@ -91,7 +94,7 @@ type Demo struct {
 // backup-07-28} declared, the backup present, no members, the controller on
 // or off.
 func NewDemo(opt sim.Options, controllerOn bool) *Demo {
-	d := &Demo{opt: opt.WithDefaults()}
+	d := &Demo{opt: opt.WithDefaults(), marks: sim.NewLog(maxMarks)}
 	d.init(StartMembers, true, controllerOn, sim.NewClock(0, false, sim.Normal))
 	return d
 }
@@ -183,18 +186,25 @@ func (d *Demo) reconcile(trigger string) Report {
 		d.Note(sim.Event{Kind: EventOpCreate, Name: act.Target, N: len(d.world.Members()), M: d.res.Spec.Members})
 	case "elect":
 		if before.Leader != "" {
-			d.Note(sim.Event{Kind: EventOpLeaderLost, Name: before.Leader})
+			e := sim.Event{Kind: EventOpLeaderLost, Name: before.Leader}
+			d.Note(e)
+			d.mark(e)
 		}
 		d.Note(sim.Event{Kind: EventOpElect, Name: act.Target})
 	default:
 		switch plan.Kind {
 		case "degraded":
-			d.Note(sim.Event{Kind: EventOpNoBackup, Name: plan.Target})
+			e := sim.Event{Kind: EventOpNoBackup, Name: plan.Target}
+			d.Note(e)
+			if before.Phase != chapter.Degraded {
+				d.mark(e) // a step while Degraded finds it again: no news
+			}
 		case "wait":
 			d.Note(sim.Event{Kind: EventOpWait, N: d.res.Status.Members, M: d.res.Spec.Members})
 		default:
 			if before.Phase != chapter.Ready {
 				d.Note(sim.Event{Kind: EventOpReady, N: d.res.Spec.Members})
+				d.mark(sim.Event{Kind: EventOpReady})
 			} else {
 				d.Note(sim.Event{Kind: EventOpNoop})
 			}

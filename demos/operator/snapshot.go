@@ -20,6 +20,9 @@ type Snapshot struct {
 	Seq        int              `json:"seq"`
 	World      []MemberState    `json:"world"`
 	Conditions []ConditionState `json:"conditions"`
+	// Marks are the timeline's notable events, oldest first (marks.go):
+	// the log is not kept, they are.
+	Marks []MarkState `json:"marks,omitempty"`
 }
 
 // StatusState is the chapter's Status in a snapshot.
@@ -53,7 +56,7 @@ func (d *Demo) Snapshot() Snapshot {
 	snap := Snapshot{Envelope: d.Envelope(Name), Members: d.res.Spec.Members, Backup: d.Backup(),
 		Controller: d.Controller(),
 		Status:     StatusState{Phase: st.Phase.String(), Members: st.Members, Leader: st.Leader, Restored: st.Restored},
-		Seq:        d.world.Seq()}
+		Seq:        d.world.Seq(), Marks: d.markStates()}
 	for _, m := range d.Members() {
 		snap.World = append(snap.World, MemberState{Name: m.Name, Ready: m.Ready, StartsIn: m.StartsIn.Milliseconds()})
 	}
@@ -113,7 +116,11 @@ func RestoreDemo(opt sim.Options, snap Snapshot) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Demo{opt: opt}
+	marks, err := restoreMarks(snap.Marks, snap.Now)
+	if err != nil {
+		return nil, err
+	}
+	d := &Demo{opt: opt, marks: marks}
 	d.init(snap.Members, snap.Backup, snap.Controller, clock)
 	d.Log = sim.NewLog(opt.LogSize)
 	d.world = w

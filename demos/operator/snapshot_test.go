@@ -179,7 +179,9 @@ func goodSnapshot() Snapshot {
 			{Type: "Ready", Status: "False", Reason: "MembersNotReady", Since: 1000},
 			{Type: "Progressing", Status: "True", Reason: "LeaderElected", Since: 1000},
 			{Type: "Degraded", Status: "False", Reason: "AsDeclared", Since: 9000},
-		}}
+		},
+		Marks: []MarkState{{At: 1000, Kind: EventOpNoBackup, Name: BackupName}, {At: 7000, Kind: EventOpReady},
+			{At: 9000, Kind: EventOpLeaderLost, Name: "db-1"}}}
 }
 
 func TestRestoreDemoRejectsBadSnapshots(t *testing.T) {
@@ -191,6 +193,13 @@ func TestRestoreDemoRejectsBadSnapshots(t *testing.T) {
 	good.Advance(5 * time.Second)
 	if st := good.Resource().Status; st.Phase.String() != "Ready" || st.Leader != "db-2" {
 		t.Fatalf("restored demo did not re-elect: %+v", st)
+	}
+	full := goodSnapshot()
+	for len(full.Marks) < maxMarks {
+		full.Marks = append(full.Marks, MarkState{At: 9000, Kind: EventOpReady})
+	}
+	if _, err := RestoreDemo(sim.Options{}, full); err != nil {
+		t.Fatalf("a snapshot with %d marks is refused: %v", maxMarks, err)
 	}
 	tests := []struct {
 		name string
@@ -242,12 +251,28 @@ func TestRestoreDemoRejectsBadSnapshots(t *testing.T) {
 		{"reason too long", func(s *Snapshot) { s.Conditions[0].Reason = strings.Repeat("A", 33) }},
 		{"transition in the future", func(s *Snapshot) { s.Conditions[1].Since = 9001 }},
 		{"negative transition", func(s *Snapshot) { s.Conditions[1].Since = -1 }},
+		{"too many marks", func(s *Snapshot) {
+			s.Marks = append(full.Marks[:maxMarks:maxMarks], MarkState{At: 9000, Kind: EventOpReady})
+		}},
+		{"marks out of order", func(s *Snapshot) { s.Marks[0].At = 7001 }},
+		{"mark before time", func(s *Snapshot) { s.Marks[0].At = -1 }},
+		{"mark after now", func(s *Snapshot) { s.Marks[2].At = 9001 }},
+		{"mark of a log kind", func(s *Snapshot) { s.Marks[1].Kind = EventOpElect }},
+		{"mark of no kind", func(s *Snapshot) { s.Marks[1].Kind = "" }},
+		{"Degraded for another backup", func(s *Snapshot) { s.Marks[0].Name = "backup-07-29" }},
+		{"Degraded for no backup", func(s *Snapshot) { s.Marks[0].Name = "" }},
+		{"Ready naming a member", func(s *Snapshot) { s.Marks[1].Name = "db-1" }},
+		{"leader lost not a member name", func(s *Snapshot) { s.Marks[2].Name = "pod-1" }},
+		{"leader lost db-0", func(s *Snapshot) { s.Marks[2].Name = "db-0" }},
+		{"leader lost unnamed", func(s *Snapshot) { s.Marks[2].Name = "" }},
+		{"leader lost with markup", func(s *Snapshot) { s.Marks[2].Name = "<b>db-1</b>" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := goodSnapshot()
 			s.World = append([]MemberState(nil), s.World...)
 			s.Conditions = append([]ConditionState(nil), s.Conditions...)
+			s.Marks = append([]MarkState(nil), s.Marks...)
 			tt.edit(&s)
 			d, err := RestoreDemo(sim.Options{}, s)
 			if err == nil || d != nil {

@@ -23,6 +23,7 @@ var words = templates.Catalog{
 	"log.op-wait":        {"全員の起動を待つ(%d/%d)", "waiting for every member to start (%d/%d)"},
 	"log.op-noop":        {"差が無い → 何もしない", "no difference → nothing to do"},
 	"log.op-ready":       {"宣言どおりに揃った(Ready)", "as declared: Ready"},
+	"op.mark.degraded":   {"Degraded: 復元元 %s が見つからない", "Degraded: %s not found"},
 	"op.title":           {"Operator パターン", "The Operator pattern"},
 	"op.intro":           {"Spec には手順でなく状態しか書いていない。「1回調整する」を押すたびに、コントローラーは Spec と現実を見比べて、まだ埋まっていない差を1つだけ埋める。", "The Spec holds a state, not a procedure. Each press of \"Reconcile once\" compares the Spec with reality and fills exactly one remaining difference."},
 	"op.spec":            {"Spec(あるべき姿)", "Spec (desired)"},

@@ -62,6 +62,9 @@ type Demo struct {
 	reconciles int
 	converged  bool
 	hist       sim.History[Sample]
+	// marks are the notable events the timeline marks (marks.go): kept
+	// across a reset, and in the snapshot.
+	marks sim.Log
 
 	// What the page's fragments read, as keys: epoch grows with every
 	// fresh start of the state (a reset), ver with every change of desired
@@ -72,7 +75,7 @@ type Demo struct {
 // NewDemo returns a demo with an empty cluster, desired pods declared and
 // the controller on or off. desired is clamped to [0, MaxDesired].
 func NewDemo(opt sim.Options, desired int, controllerOn bool) *Demo {
-	d := &Demo{opt: opt.WithDefaults()}
+	d := &Demo{opt: opt.WithDefaults(), marks: sim.NewLog(maxMarks)}
 	d.init(clampDesired(desired), controllerOn, sim.NewClock(0, false, sim.Normal))
 	return d
 }
@@ -144,9 +147,11 @@ func (d *Demo) reconcile(trigger string) Report {
 	}
 	r.Actions = d.ctrl.Reconcile(d.cluster)
 	d.reconciles++
+	creates := 0
 	for _, a := range r.Actions {
 		switch a.Kind {
 		case "create":
+			creates++
 			d.StartAfter(a.Pod, d.opt.StartDelay)
 			d.Note(sim.Event{Kind: EventCreate, Name: a.Pod, N: r.Desired, M: r.Observed})
 		case "delete":
@@ -156,6 +161,11 @@ func (d *Demo) reconcile(trigger string) Report {
 	}
 	if len(r.Actions) == 0 {
 		d.Note(sim.Event{Kind: EventNoop, N: r.Desired, M: r.Observed})
+	}
+	// The Failed pods were not counted alive, so the creates make them
+	// again (self-healing); creates beyond them follow a higher desired.
+	if n := min(r.Failed, creates); n > 0 {
+		d.mark(sim.Event{Kind: MarkReplaced, N: n})
 	}
 	d.last = &r
 	d.lastV.Bump()
@@ -201,7 +211,9 @@ func (d *Demo) changed() {
 	d.ver.Bump()
 	c := d.ctrl.Converged(d.cluster)
 	if c && !d.converged {
-		d.Note(sim.Event{Kind: EventConverged, N: d.ctrl.Desired()})
+		e := sim.Event{Kind: EventConverged, N: d.ctrl.Desired()}
+		d.Note(e)
+		d.mark(e)
 	}
 	d.converged = c
 	s := Sample{At: d.Now(), Desired: d.ctrl.Desired()}

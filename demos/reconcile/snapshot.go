@@ -16,6 +16,9 @@ type Snapshot struct {
 	Controller bool       `json:"controller"`
 	Seq        int        `json:"seq"`
 	Pods       []PodState `json:"pods"`
+	// Marks are the timeline's notable events, oldest first (marks.go):
+	// the log is not kept, they are.
+	Marks []MarkState `json:"marks,omitempty"`
 }
 
 // PodState is one pod in a snapshot. StartsIn is set for Pending pods only.
@@ -28,7 +31,7 @@ type PodState struct {
 // Snapshot returns the demo's snapshot.
 func (d *Demo) Snapshot() Snapshot {
 	snap := Snapshot{Envelope: d.Envelope(Name), Desired: d.ctrl.Desired(), Controller: d.Controller(),
-		Seq: d.cluster.Seq()}
+		Seq: d.cluster.Seq(), Marks: d.markStates()}
 	for _, p := range d.Pods() {
 		snap.Pods = append(snap.Pods, PodState{Name: p.Name, Phase: p.Phase.String(), StartsIn: p.StartsIn.Milliseconds()})
 	}
@@ -73,7 +76,11 @@ func RestoreDemo(opt sim.Options, snap Snapshot) (*Demo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	d := &Demo{opt: opt}
+	marks, err := restoreMarks(snap.Marks, snap.Now)
+	if err != nil {
+		return nil, err
+	}
+	d := &Demo{opt: opt, marks: marks}
 	d.init(snap.Desired, snap.Controller, clock)
 	d.Log = sim.NewLog(opt.LogSize)
 	d.cluster = cl

@@ -193,13 +193,23 @@ func TestSnapshotOfTheFirstReleaseRestores(t *testing.T) {
 func goodSnapshot() Snapshot {
 	return Snapshot{Envelope: sim.Envelope{V: 1, Now: 5000, Speed: "1"}, Desired: 3, Controller: true, Seq: 4,
 		Pods: []PodState{{Name: "pod-1", Phase: "Running"}, {Name: "pod-3", Phase: "Failed"},
-			{Name: "pod-4", Phase: "Pending", StartsIn: 700}}}
+			{Name: "pod-4", Phase: "Pending", StartsIn: 700}},
+		Marks: []MarkState{{At: 2500, Kind: EventConverged, N: 3}, {At: 4000, Kind: MarkReplaced, N: 1}}}
 }
 
 func TestRestoreDemoRejectsBadSnapshots(t *testing.T) {
 	if _, err := RestoreDemo(sim.Options{}, goodSnapshot()); err != nil {
 		t.Fatalf("the good snapshot is refused: %v", err)
 	}
+	full := goodSnapshot()
+	for len(full.Marks) < maxMarks {
+		full.Marks = append(full.Marks, MarkState{At: 4000, Kind: EventConverged, N: 3})
+	}
+	if _, err := RestoreDemo(sim.Options{}, full); err != nil {
+		t.Fatalf("a snapshot with %d marks is refused: %v", maxMarks, err)
+	}
+	manyMarks := full
+	manyMarks.Marks = append(full.Marks, MarkState{At: 5000, Kind: EventConverged, N: 3})
 	tooMany := goodSnapshot()
 	tooMany.Seq = 100
 	tooMany.Pods = nil
@@ -236,11 +246,22 @@ func TestRestoreDemoRejectsBadSnapshots(t *testing.T) {
 		{"Pending starts in the past", func(s *Snapshot) { s.Pods[2].StartsIn = -1 }},
 		{"Pending starts beyond the delay", func(s *Snapshot) { s.Pods[2].StartsIn = 1501 }},
 		{"too many pods", func(s *Snapshot) { *s = tooMany }},
+		{"too many marks", func(s *Snapshot) { *s = manyMarks }},
+		{"marks out of order", func(s *Snapshot) { s.Marks[0].At = 4001 }},
+		{"mark before time", func(s *Snapshot) { s.Marks[0].At = -1 }},
+		{"mark after now", func(s *Snapshot) { s.Marks[1].At = 5001 }},
+		{"mark of a log kind", func(s *Snapshot) { s.Marks[0].Kind = EventCreate }},
+		{"mark of no kind", func(s *Snapshot) { s.Marks[0].Kind = "" }},
+		{"converged at -1", func(s *Snapshot) { s.Marks[0].N = -1 }},
+		{"converged at 11", func(s *Snapshot) { s.Marks[0].N = MaxDesired + 1 }},
+		{"replaced none", func(s *Snapshot) { s.Marks[1].N = 0 }},
+		{"replaced 11", func(s *Snapshot) { s.Marks[1].N = MaxDesired + 1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := goodSnapshot()
 			s.Pods = append([]PodState(nil), s.Pods...)
+			s.Marks = append([]MarkState(nil), s.Marks...)
 			tt.edit(&s)
 			d, err := RestoreDemo(sim.Options{}, s)
 			if err == nil || d != nil {

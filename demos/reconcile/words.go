@@ -52,6 +52,10 @@ var words = templates.Catalog{
 	"log.converged":     {"一致: %d 個すべて Running", "in sync: all %d Running"},
 	"log.noop":          {"controller: 差なし(desired %d = 生きている %d)、何もしない", "controller: no difference (desired %d = alive %d), nothing to do"},
 
+	// the timeline's marks of what the demo did on its own (marks.go); a
+	// convergence is said as the log says it
+	"rc.mark.replaced": {"自己修復: Failed の Pod を作り直した(%d 個)", "self-healing: Failed pods replaced (%d)"},
+
 	// the notes, where the demo simplifies real Kubernetes (README.md lists them)
 	"rc.note.failed-pods": {"ここではコントローラーが Failed の Pod を消す(章のコード)。実物の ReplicaSet は数えなくなるだけで、消すのはずっと後の Pod のガベージコレクター。", "Here the controller deletes Failed pods (the chapter's code). A real ReplicaSet only stops counting them; the pod garbage collector removes them much later."},
 	"rc.note.scale-down":  {"減らすときは名前順で後ろから消す(章のコード)。実物の ReplicaSet は未スケジュール・Pending・未 Ready の Pod から先に消す。", "Scaling down deletes the last pods in name order (the chapter's code); a real ReplicaSet deletes unscheduled, Pending and not-ready pods first."},

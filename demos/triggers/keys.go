@@ -38,6 +38,10 @@ type frame struct {
 	// dupArmed and swapArmed are the breakers' badges: armed on either
 	// stream.
 	dupArmed, swapArmed bool
+	// missed are the timeline's marks (marks.go), and marks their key: a
+	// few events, kept when the reading is let go.
+	missed []engine.Event
+	marks  uint64
 	// read is both sides as the engine shows them: kept for the fragments
 	// that render from it, and let go when the frame's snapshot is written,
 	// so an idle session holds no copy of the world.
@@ -74,6 +78,7 @@ func (d *Demo) keys() *frame {
 		f.dupArmed = f.dupArmed || v.DuplicateArmed
 		f.swapArmed = f.swapArmed || v.SwapArmed
 	}
+	f.missed, f.marks = missed(r.sides[edgeSide].Stream)
 	return f
 }
 

@@ -77,6 +77,7 @@ var words = templates.Catalog{
 	"tr.loss.restart":    {"再起動で消えた", "lost in the restart"},
 	"tr.loss.overflow":   {"あふれた", "the stream overflowed"},
 	"tr.event.label":     {"#%d %s: %s", "#%d %s: %s"},
+	"tr.mark.missed":     {"edge 側が取りこぼし: %s(%s)", "the edge side missed: %s (%s)"},
 
 	// the logs
 	"tr.log.edge":           {"edge コントローラーのログ(反応したイベント)", "Edge controller log (events it acted on)"},
