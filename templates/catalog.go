@@ -207,7 +207,7 @@ var shared = Catalog{
 	"moment.version":    {"このリンクは別の版のデモで作られたため、同じ場面を正しく再現できません。デモを最初から開いてください。", "This link was made by another version of the demo, which this one cannot replay faithfully. Open the demo from the start instead."},
 	"moment.replay":     {"このリンクの操作はこのデモでは再生できません(同じ場面を再現できません)。デモを最初から開いてください。", "The actions in this link do not replay on this demo, so the moment cannot be shown. Open the demo from the start instead."},
 	"tl.label":          {"タイムライン: 表示する時刻(仮想時間)", "Timeline: the moment shown (virtual time)"},
-	"tl.live":           {"いまの状態を表示中。つまみを戻すと、その時刻の状態をそのまま見られます(← → で操作の印へ)。", "Showing the present. Drag back to see the demo exactly as it was then (← → jump between marks)."},
+	"tl.live":           {"いまの状態を表示中。つまみを戻すと、その時刻の状態をそのまま見られます(← → で印から印へ)。", "Showing the present. Drag back to see the demo exactly as it was then (← → jump between marks)."},
 	"tl.past":           {"過去(%s)を表示中", "Showing the past (%s)"},
 	"tl.past.hint":      {"これは記録を再生した過去の状態です。操作はできません。「いまに戻る」か「ここから続ける」を選んでください。", "This is a past moment, replayed from the record: nothing here can be changed. Go back to now, or continue from here."},
 	"tl.now":            {"いまに戻る", "Back to now"},

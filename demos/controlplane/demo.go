@@ -278,4 +278,5 @@ func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
 var (
 	_ demo.Instance = (*Demo)(nil)
 	_ demo.Freezer  = (*Demo)(nil)
+	_ demo.Marker   = (*Demo)(nil)
 )

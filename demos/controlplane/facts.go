@@ -46,6 +46,7 @@ type reading struct {
 	trayNote string    // the catalog key of the tray's note; "" for none
 	due      dueFact
 	events   []cp.Event // the log's lines the page shows, oldest first
+	marks    []mark     // the timeline's event marks, oldest first (marks.go)
 
 	keys keys
 }
@@ -87,7 +88,7 @@ type countdown struct {
 
 // keys are the fragments' keys, hashed from the reading.
 type keys struct {
-	guide, sequence, apply, objects, components, tray, skip, next, quiz, runtime, log, live uint64
+	guide, sequence, apply, objects, components, tray, skip, next, quiz, runtime, log, live, marks uint64
 
 	nodes [cp.NodeCount]uint64 // one per node card
 }
@@ -107,8 +108,10 @@ func (d *Demo) read() reading {
 	// The engine's times are its own; the page shows the demo's, base
 	// later (see Demo).
 	at := func(t time.Duration) time.Duration { return d.base + t }
+	events := c.Events()
 	r := reading{fresh: true, now: now, guide: c.Guide(), runtime: c.Runtime(), quiz: d.quiz, replicas: c.Replicas(),
-		msgs: c.Messages(), events: ui.Newest(c.Events())}
+		msgs: c.Messages(), marks: marksOf(events, d.base)}
+	r.events = ui.Newest(events) // its times are moved below, in place
 	for i := range r.msgs {
 		r.msgs[i].Sent, r.msgs[i].Arrive = at(r.msgs[i].Sent), at(r.msgs[i].Arrive)
 	}
@@ -393,6 +396,9 @@ func (r *reading) hashKeys() keys {
 		h.msg(last)
 	}
 	k.live = h.done()
+
+	h.marks(r.marks)
+	k.marks = h.done()
 	return k
 }
 

@@ -211,6 +211,13 @@ var words = templates.Catalog{
 	"why.evict":                {"立ち退き", "evicted"},
 	"why.confirm-delete":       {"kubelet が停止を確認", "the kubelet confirmed the stop"},
 
+	// the timeline's marks of what the cluster did on its own (marks.go)
+	"cp.mark.unknown":           {"%s が Unknown に(ハートビートが途絶えた)", "%s went Unknown (no heartbeat)"},
+	"cp.mark.ready":             {"%s が Ready に戻った", "%s is Ready again"},
+	"cp.mark.taint":             {"node controller: %s に taint unreachable", "node controller: %s tainted unreachable"},
+	"cp.mark.evict":             {"%s の Pod %d 個を立ち退き", "%s: pods evicted (%d)"},
+	"cp.mark.failed-scheduling": {"FailedScheduling: %s を置けるノードがない", "FailedScheduling: no node for %s"},
+
 	// refusals
 	"err.guide":       {"ガイドの途中です。「次へ」で 11 のメッセージを送り終えると(または「残りを一度に送る」で)操作できます。状態は変わっていません。", "The guide is not over: send its 11 messages with Next (or Send the rest at once) first. Nothing changed."},
 	"err.guide-over":  {"ガイドはもう終わっています。状態は変わっていません。", "The guide is already over. Nothing changed."},

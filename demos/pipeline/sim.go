@@ -25,6 +25,9 @@ type Demo struct {
 	// versions are what the page's keys read beside the engine's own
 	// numbers (parts.go).
 	versions
+	// marks is what the timeline's event marks have read of the engine's
+	// log (marks.go).
+	marks markLog
 }
 
 // start is the starting state, built once and never changed afterwards:

@@ -239,6 +239,11 @@ var words = templates.Catalog{
 	"pp.note.predicate-scope": {"GenerationChangedPredicate は For(&App{}, WithPredicates(...)) に渡しているので、App の watch にだけかかる。Owns の ConfigMap と Watches の Secret のイベントは、そのまま App をキューに入れる(WithEventFilter なら全部にかかる)。", "GenerationChangedPredicate is passed to For(&App{}, WithPredicates(...)), so it filters the App's watch only; the ConfigMap's (Owns) and the Secret's (Watches) events enqueue the App as they come (WithEventFilter would filter them all)."},
 	"pp.note.observe-beat":    {"ここの調整は、必要なもの(App、子、Secret)を観測の拍子にキャッシュからまとめて読む。実物のコードは、処理の途中で要るときに 1 つずつ読む。", "Here a reconcile reads all it needs (the App, its child, the Secret) from the cache at once, at the observe beat; real code reads each one when it gets to it."},
 
+	// the timeline's marks of what the controller did on its own (marks.go)
+	"pp.mark.error":   {"%s の調整が失敗(%s): バックオフで再試行が始まる", "%s: the reconcile failed (%s); backoff retries begin"},
+	"pp.mark.requeue": {"%s の調整が Requeue: true を返した: バックオフで再試行が始まる", "%s: the reconcile returned Requeue: true; backoff retries begin"},
+	"pp.mark.resync":  {"informer: 定期 resync(10 時間ごと)", "informer: the periodic resync (every 10 hours)"},
+
 	// the log
 	"pp.log.write":               {"%s: %s %s %s → %s", "%s: %s %s %s → %s"},
 	"pp.log.watch":               {"informer: %s %s %s(rv %d)を受け取り、キャッシュを更新", "informer: received %s %s %s (rv %d), cache updated"},
