@@ -12,10 +12,12 @@ type Story = {
   value: string; // the test id whose data-value the steps change
   attr?: string; // the attribute that holds it (data-value)
   values: [string, string, string]; // before, after one press, after two
+  /** An event mark the demo makes on its own after the presses. */
+  event?: RegExp;
 };
 
 const STORIES: Story[] = [
-  { kind: 'reconcile', press: 'replicas-inc', value: 'desired', values: ['3', '4', '5'] },
+  { kind: 'reconcile', press: 'replicas-inc', value: 'desired', values: ['3', '4', '5'], event: /一致: 5 個すべて Running/ },
   { kind: 'triggers', press: 'replicas-inc', value: 'desired', values: ['3', '4', '5'] },
   { kind: 'pipeline', press: 'workers', value: 'workers', values: ['1', '2', '1'] },
   { kind: 'operator', press: 'members-inc', value: 'spec-members', values: ['3', '4', '5'] },
@@ -29,10 +31,11 @@ async function press(d: Locator, s: Story, want: string) {
   await expect(d.getByTestId(s.value)).toHaveAttribute('data-value', want);
 }
 
-/** Moves the timeline back, mark by mark (← key), to the mark at. */
+/** Moves the timeline back, mark by mark (← key), to the mark at: over
+ *  the demo's own event marks too. */
 async function backTo(page: Page, d: Locator, at: string) {
   await timeline(d).focus();
-  for (let i = 0; i < 3 && (await timeline(d).getAttribute('data-value')) !== at; i++) {
+  for (let i = 0; i < 8 && (await timeline(d).getAttribute('data-value')) !== at; i++) {
     const before = await timeline(d).getAttribute('data-value');
     await page.keyboard.press('ArrowLeft');
     await expect(timeline(d)).not.toHaveAttribute('data-value', before!);
@@ -51,6 +54,10 @@ for (const s of STORIES) {
     const marks = d.locator('[data-testid="timeline-mark"][data-kind="action"]');
     await expect(marks).toHaveCount(2);
     const first = await marks.first().getAttribute('data-at');
+    if (s.event) {
+      // The demo marks what it does on its own: here, converging.
+      await expect(d.locator('[data-testid="timeline-mark"][data-kind="event"]').last()).toHaveAttribute('title', s.event);
+    }
 
     // Back to the first mark: the demo as it was just after that action.
     await backTo(page, d, first!);
