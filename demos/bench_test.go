@@ -33,7 +33,10 @@ func BenchmarkFrame(b *testing.B) {
 						renders += r.Renders
 					}
 					live = demo.Start(&k, demo.Options{})
-					r = live.Renderer(demo.View{Lang: ui.Ja, SID: "bench"})
+					// As an owner's session renders: links to the moment on
+					// its origin, marks added to the page's.
+					r = live.Renderer(demo.View{Lang: ui.Ja, SID: "bench", Origin: "https://demo.example"})
+					r.Appends = true
 					if _, err := r.Frame(nil); err != nil {
 						b.Fatal(err)
 					}

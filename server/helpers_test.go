@@ -28,7 +28,6 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
-	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // quiet is a pace at which nothing happens by itself for an hour: every
@@ -291,31 +290,21 @@ func (c *wsClient) read(deadline time.Time) error {
 	for _, n := range nodes {
 		id := attr(n, "id")
 		if old := c.frags[id]; old != nil && attr(n, "hx-swap-oob") == "beforeend" {
-			// As the page does (static/app.js): n's children go at the
-			// end of the page's list, which keeps its newest MaxMarks.
+			// As the page does (static/app.js): the first data-drop of
+			// the page's list leave, and n's children go at its end.
+			drop, _ := strconv.Atoi(attr(n, "data-drop"))
+			for ; drop > 0 && old.FirstChild != nil; drop-- {
+				old.RemoveChild(old.FirstChild)
+			}
 			for ch := n.FirstChild; ch != nil; ch = n.FirstChild {
 				n.RemoveChild(ch)
 				old.AppendChild(ch)
-			}
-			for countChildren(old) > ui.MaxMarks {
-				old.RemoveChild(old.FirstChild)
 			}
 			continue
 		}
 		c.frags[id] = n
 	}
 	return nil
-}
-
-// countChildren counts n's element children.
-func countChildren(n *html.Node) int {
-	k := 0
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		if ch.Type == html.ElementNode {
-			k++
-		}
-	}
-	return k
 }
 
 // parseFragments parses a frame into its top-level elements, and checks

@@ -7,7 +7,7 @@
 (function () {
   'use strict';
 
-  var demos = function () { return Array.prototype.slice.call(document.querySelectorAll('[data-demo]')); };
+  var demos = function () { return Array.from(document.querySelectorAll('[data-demo]')); };
   var active = null; // the demo shortcuts act on: the last one touched
 
   function demoOf(el) { return el && el.closest ? el.closest('[data-demo]') : null; }
@@ -160,14 +160,14 @@
     e.preventDefault();
     var tpl = document.createElement('template');
     tpl.innerHTML = e.detail.message;
-    Array.prototype.slice.call(tpl.content.children).forEach(function (frag) {
+    Array.from(tpl.content.children).forEach(function (frag) {
       var old = frag.id && document.getElementById(frag.id);
       if (!old) return;
       if (frag.getAttribute('hx-swap-oob') === 'beforeend') {
-        // A list the frame adds to (the timeline's marks): it keeps its
-        // newest 90, as the server's does (templates.MaxMarks).
-        old.append.apply(old, Array.prototype.slice.call(frag.children));
-        while (old.children.length > 90) old.firstElementChild.remove();
+        // A list the frame adds to (the timeline's marks), and the number
+        // of its first items that leave.
+        for (var n = +frag.dataset.drop || 0; n > 0; n--) old.firstElementChild.remove();
+        old.append.apply(old, frag.children);
         return;
       }
       // What the fragment holds that is a fragment of its own stays.
@@ -292,7 +292,7 @@
     placeMarks(tl);
   }
   function marksOf(tl) {
-    return Array.prototype.map.call(tl.parentNode.querySelectorAll('.tl-mark'), function (m) { return +m.dataset.at; })
+    return Array.from(tl.parentNode.querySelectorAll('.tl-mark'), function (m) { return +m.dataset.at; })
       .sort(function (a, b) { return a - b; });
   }
   function setTimeline(tl, ms) {
@@ -342,21 +342,14 @@
     if (helpLoading || help && help.open) return;
     var demo = active && document.body.contains(active) ? active : demos()[0];
     if (!demo) return;
-    var done = false;
-    switch (e.key) {
-      case '+': case '=': done = press(demo, '[data-key="+"]'); break;
-      case '-': case '_': done = press(demo, '[data-key="-"]'); break;
-      case 'k': case 'K': done = press(demo, '[data-testid="kill"]:not([disabled]), [data-testid="kill-member"]:not([disabled])'); break;
-      case 'c': case 'C': done = press(demo, '[data-key="c"]'); break;
-      case 's': case 'S': done = press(demo, '[data-key="s"]'); break;
-      case 'r': case 'R': done = press(demo, '[data-key="r"]'); break;
-      case ' ':
-        // Space on a focused button presses that button, as it should.
-        if (e.target.tagName === 'BUTTON' || e.target.tagName === 'A') return;
-        done = press(demo, '[data-key=" "]');
-        break;
-    }
-    if (done) e.preventDefault();
+    // + (or =), - (or _), k, c, s, r and Space, whatever the case: the
+    // control with that data-key (k: the first pod's kill).
+    var key = { '=': '+', '_': '-' }[e.key] || e.key.toLowerCase();
+    if (key.length !== 1 || '+-kcsr '.indexOf(key) < 0) return;
+    // Space on a focused button presses that button, as it should.
+    if (key === ' ' && (e.target.tagName === 'BUTTON' || e.target.tagName === 'A')) return;
+    if (press(demo, key === 'k' ? '[data-testid="kill"]:not([disabled]), [data-testid="kill-member"]:not([disabled])'
+      : '[data-key="' + key + '"]')) e.preventDefault();
   });
 
   document.addEventListener('click', function (e) {

@@ -52,6 +52,11 @@ type run struct {
 	in     Instance
 	layout []Part // the demo's parts, as declared
 	frags  []Part // every fragment, in section order: the clock, the layout's, the timeline, the room
+	// The timeline's marks leave from its start only: when the demo
+	// forgets a notable event (Marker), every mark up to it goes too.
+	horizon int64   // virtual ms: no mark at or before it is shown, once forgot
+	forgot  bool    // the demo forgot an event it had marked
+	seen    []int64 // the times of the events Marks gave last
 }
 
 // Start returns a live demo of kind k in its starting state.
@@ -525,16 +530,16 @@ func (r *Renderer) appendMarks(out []Rendered, i int, k uint64) []Rendered {
 		_ = ui.TimelineMarks(pre, marks).Render(context.Background(), &b) // a bytes.Buffer takes every write
 		return b.Bytes()
 	}
-	t, ok := added(sent, keys, ui.MaxMarks)
+	drop, t, ok := added(sent, keys)
 	switch {
-	case ok && t == 0:
+	case ok && t == 0 && drop == 0:
 		return out
 	case !ok:
 		return append(out, Rendered{ID: r.rn.frags[i].ID, HTML: full()})
 	}
 	r.Renders++
 	var b bytes.Buffer
-	_ = ui.TimelineMarksAdded(pre, marks[len(marks)-t:]).Render(context.Background(), &b)
+	_ = ui.TimelineMarksAdded(pre, drop, marks[len(marks)-t:]).Render(context.Background(), &b)
 	return append(out, Rendered{ID: r.rn.frags[i].ID, HTML: b.Bytes(), Full: full})
 }
 

@@ -365,25 +365,45 @@ func (l *Live) timelineProps(v View) ui.TimelineProps {
 
 // marks are the timeline's marks in language lang, oldest first: the
 // visitor's actions and the demo's notable events (Marker) since the
-// timeline's start, the newest ui.MaxMarks of them. An event at an
-// action's time comes after it (the action caused it).
+// timeline's start, the newest ui.MaxMarks of them, in the order of their
+// times; an event at an action's time comes first (a demo's time runs up
+// to a moment before an action is taken there, and an event the action
+// causes at once comes with it in the same frame). Marks leave from
+// the start only, so that a page adds the new ones to those it has: once
+// the demo forgets an event, the marks before it go too.
 func (l *Live) marks(lang ui.Lang) []ui.TimelineMark {
-	min := l.tl.StartAt.Milliseconds()
-	entries := l.tl.Entries[max(0, len(l.tl.Entries)-ui.MaxMarks):]
+	rn := l.cur
 	var events []ui.TimelineMark
-	if m, ok := l.cur.in.(Marker); ok {
+	if m, ok := rn.in.(Marker); ok {
 		events = m.Marks(lang)
 	}
+	for _, at := range rn.seen {
+		if len(events) > 0 && at >= events[0].At {
+			break
+		}
+		rn.horizon, rn.forgot = max(rn.horizon, at), true
+	}
+	rn.seen = rn.seen[:0]
+	for _, e := range events {
+		rn.seen = append(rn.seen, e.At)
+	}
+	min := l.tl.StartAt.Milliseconds()
+	if rn.forgot {
+		min = max(min, rn.horizon+1)
+	}
+	entries := l.tl.Entries[max(0, len(l.tl.Entries)-ui.MaxMarks):]
 	out := make([]ui.TimelineMark, 0, len(entries)+len(events))
 	for _, e := range entries {
 		at := e.At.Milliseconds()
-		for len(events) > 0 && events[0].At < at {
+		for len(events) > 0 && events[0].At <= at {
 			if events[0].At >= min {
 				out = append(out, events[0])
 			}
 			events = events[1:]
 		}
-		out = append(out, ui.TimelineMark{At: at, Kind: "action", Label: actionLabel(e)})
+		if at >= min {
+			out = append(out, ui.TimelineMark{At: at, Kind: "action", Label: actionLabel(e)})
+		}
 	}
 	for _, e := range events {
 		if e.At >= min {
@@ -396,31 +416,24 @@ func (l *Live) marks(lang ui.Lang) []ui.TimelineMark {
 // markKey identifies a mark for good: equal keys, equal HTML.
 func markKey(m ui.TimelineMark) uint64 { return Mix(uint64(m.At), Str(m.Kind), Str(m.Label)) }
 
-// added reports how many of cur's marks are new to a page that shows sent:
-// the page that appends them and keeps its newest keep shows cur. False
-// when appending cannot make cur (a mark went from the middle, the
-// timeline was cut).
-func added(sent, cur []uint64, keep int) (int, bool) {
+// added reports what a page that shows sent must do to show cur: drop its
+// first drop marks and add cur's last t. False when that cannot make cur
+// (a mark went from the middle, one came before the last sent).
+func added(sent, cur []uint64) (drop, t int, ok bool) {
 	if len(sent) == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	last := sent[len(sent)-1]
 	for t := 0; t < len(cur); t++ {
 		if cur[len(cur)-1-t] != last {
 			continue
 		}
-		// sent, then cur's last t, the newest keep of them, is cur?
-		n := min(keep, len(sent)+t)
-		if n != len(cur) {
-			continue
+		old := len(cur) - t // how many of sent stay: its last old
+		if old <= len(sent) && slices.Equal(sent[len(sent)-old:], cur[:old]) {
+			return len(sent) - old, t, true
 		}
-		old := n - t // how many of sent stay
-		if old < 0 || !slices.Equal(sent[len(sent)-old:], cur[:old]) {
-			continue
-		}
-		return t, true
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // actionLabel says a logged action in a mark's tooltip: its name and its

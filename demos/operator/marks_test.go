@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -301,10 +302,14 @@ func TestTimelineShowsTheMarks(t *testing.T) {
 			}
 			want = append(want, mark{strconv.FormatInt(w.at, 10), "event", ui.ClockText(time.Duration(w.at)*ms) + " " + label})
 		}
-		// In the order of their times, an action before what it caused.
+		// In the order of their times; at the same time, the event first
+		// (the timeline's rule: the demo's time ran up to it).
 		slices.SortStableFunc(want, func(a, b mark) int {
 			x, _ := strconv.Atoi(a.at)
 			y, _ := strconv.Atoi(b.at)
+			if x == y && a.kind != b.kind {
+				return strings.Compare(b.kind, a.kind) // "event" before "action"
+			}
 			return x - y
 		})
 		if !slices.Equal(got, want) {
