@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -146,4 +147,70 @@ func runHub(t *testing.T, cfg Config) (*Server, context.Context) {
 	go func() { srv.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return srv, ctx
+}
+
+// TestSnapshotBeat: the frames that time alone brings carry the demo's
+// snapshot at most once a second, a visitor's action's frame always does,
+// and the snapshot owed when the demo goes quiet comes on the beat: the
+// page ends with the present's.
+func TestSnapshotBeat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, ctx := runHub(t, Config{SessionTTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+		k := srv.kinds["triggers"]
+		sess, _, err := srv.hub.joinSession(ctx, newSID(), k, "192.0.2.1", tmpl.Ja)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn := sockets.Detached()
+		sess.attach <- conn
+		snapshot := regexp.MustCompile(`<div id="tr-snapshot"[^>]*>`)
+		var last string        // the newest snapshot the page got
+		var at []time.Duration // when the frames that time brought carried one
+		frames, held := 0, 0
+		start := time.Now()
+		read := func() bool {
+			synctest.Wait()
+			f := string(conn.Take())
+			if f == "" {
+				return false
+			}
+			frames++
+			if s := snapshot.FindString(f); s != "" {
+				last = s
+				return true
+			}
+			held++
+			return false
+		}
+		read() // the first frame: everything
+		// A kill on both sides: events in flight, deliveries, pods starting.
+		sess.cmds <- demo.Decode(k, []byte(`{"action":"kill","pod":"pod-1"}`))
+		if !read() {
+			t.Fatal("the kill's frame carries no snapshot")
+		}
+		for range 100 {
+			time.Sleep(50 * time.Millisecond)
+			if read() {
+				at = append(at, time.Since(start))
+			}
+		}
+		time.Sleep(time.Minute) // settled
+		read()
+		for i := 1; i < len(at); i++ {
+			if d := at[i] - at[i-1]; d < time.Second {
+				t.Errorf("snapshots %v apart in the frames time brought, want a second at least: %v", d, at)
+			}
+		}
+		if held == 0 {
+			t.Errorf("%d frames, every one with the snapshot: nothing held", frames)
+		}
+		// The page's newest snapshot is the present's: a page that joins
+		// now gets the same.
+		fresh := sockets.Detached()
+		sess.attach <- fresh
+		synctest.Wait()
+		if got := snapshot.FindString(string(fresh.Take())); got != last {
+			t.Errorf("the page's newest snapshot is not the present's:\n got %.300s\nwant %.300s", last, got)
+		}
+	})
 }

@@ -33,6 +33,8 @@ type session struct {
 	errText    string     // the refusal shown until the next accepted action
 	restorable bool       // no action yet: a snapshot may replace the demo
 	lastReal   time.Time  // when the demo's clock last advanced
+	snapAt     time.Time  // when the page last got the demo's snapshot (snapshotBeat)
+	acted      bool       // a visitor's command came since the last frame
 	expireAt   time.Time  // when the session ends if no connection attaches
 	reconciles int        // the demo's reconcile count already reported
 	origin     string     // the owner's page origin (for a room's join URL)
@@ -75,6 +77,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 			// restarted) and rebuilds the demo from its snapshot, and its
 			// room from the secret it kept, so the room is not ended.
 			if s.conn != nil {
+				s.flushSnapshot(srv) // the page rebuilds the demo from it
 				s.conn.CloseWith(sockets.CloseServiceRestart, "server restarting")
 			}
 			return
@@ -93,6 +96,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 		case c := <-s.cmds:
 			s.advance(srv.cfg.TimeScale)
 			s.handle(c, srv)
+			s.acted = true
 		case <-s.inbox.poke:
 			s.readRoomMail(srv)
 		case <-timer.C:
@@ -209,6 +213,8 @@ func (s *session) flush(srv *Server) {
 	if s.conn == nil {
 		return
 	}
+	s.out.HoldSnapshot = !s.acted && time.Since(s.snapAt) < snapshotBeat
+	s.acted = false
 	frame, err := s.ownerFrame()
 	if err != nil {
 		srv.log.Error("render fragment", "demo", s.kind.Name, "err", err)
@@ -217,6 +223,28 @@ func (s *session) flush(srv *Server) {
 	if len(frame) > 0 {
 		s.conn.Put(frame)
 	}
+	if s.out.SnapshotSent {
+		s.snapAt = time.Now()
+	}
+}
+
+// snapshotBeat is how often at most a page gets its demo's snapshot (which
+// it keeps for a restart) with the frames that time alone brings: a busy
+// demo's come many times a second, and the snapshot was the largest part
+// of what they cost. A visitor's action's frame always carries it (a lost
+// replica loses no action); one owed is sent when the beat comes round
+// (schedule), and before a drain. A replica that dies takes at most this
+// much of the demo's own time with it, which the restored demo, seeded,
+// plays again.
+const snapshotBeat = time.Second
+
+// flushSnapshot sends the page its snapshot now if it is owed.
+func (s *session) flushSnapshot(srv *Server) {
+	if !s.out.SnapshotOwed() {
+		return
+	}
+	s.snapAt = time.Time{}
+	s.flush(srv)
 }
 
 // ownerFrame renders what changed on the owner's page: the demo's
@@ -254,6 +282,12 @@ func (s *session) schedule(timer *time.Timer, scale float64) {
 			if due = time.Duration(float64(due) / scale); wait < 0 || due < wait {
 				wait = max(due, time.Millisecond)
 			}
+		}
+	}
+	if s.conn != nil && s.out.SnapshotOwed() {
+		// A frame went without the snapshot: it follows on the beat.
+		if due := time.Until(s.snapAt.Add(snapshotBeat)); wait < 0 || due < wait {
+			wait = max(due, time.Millisecond)
 		}
 	}
 	if wait >= 0 {

@@ -395,6 +395,24 @@ type Renderer struct {
 	// followers, whose frames travel the bus and may be lost).
 	Appends bool
 	marks   []uint64 // the keys of the marks the page shows, when Appends
+	// HoldSnapshot leaves the snapshot out of the frames while it is set,
+	// once the page has one: the page keeps it for a restart, and a slower
+	// beat serves that as well (the caller sends it when it is owed,
+	// SnapshotOwed). The snapshot was most of a busy frame's cost.
+	HoldSnapshot bool
+	// SnapshotSent is set by a frame that carried the snapshot.
+	SnapshotSent bool
+}
+
+// SnapshotOwed reports whether the page's snapshot is older than the
+// present's: a frame was sent while it was held.
+func (r *Renderer) SnapshotOwed() bool {
+	for i := range r.rn.frags {
+		if r.rn.frags[i].shared == sharedSnapshot {
+			return r.sums[i] == 0 || r.keys[i] != r.Key(i)
+		}
+	}
+	return false
 }
 
 // Renderer returns a renderer of v's frames that has sent nothing yet.
@@ -475,12 +493,16 @@ func (r *Renderer) Key(i int) uint64 {
 // what was sent are appended.
 func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 	r.follow()
+	r.SnapshotSent = false
 	buf := getBuffer()
 	defer buffers.Put(buf)
 	for i := range r.rn.frags {
 		p := &r.rn.frags[i]
 		if p.shared == sharedRoom && r.View.Role == RoleFollower {
 			continue // a follower's page has no room panel of its own
+		}
+		if p.shared == sharedSnapshot && r.HoldSnapshot && r.sums[i] != 0 {
+			continue
 		}
 		k := r.Key(i)
 		if r.sums[i] != 0 && r.keys[i] == k {
@@ -503,6 +525,9 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 			continue
 		}
 		r.sums[i] = h
+		if p.shared == sharedSnapshot {
+			r.SnapshotSent = true
+		}
 		out = append(out, Rendered{ID: p.ID, HTML: bytes.Clone(buf.Bytes())})
 	}
 	return out, nil
