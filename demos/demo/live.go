@@ -91,13 +91,27 @@ func Wrap(k *Kind, in Instance) *Live {
 func (l *Live) newRun(in Instance) *run {
 	rn := &run{in: in, layout: in.Parts()}
 	pre := l.kind.Prefix
+	// Every session holds its list: counted first, allocated once.
+	var count func(ps []Part) int
+	count = func(ps []Part) int {
+		n := 0
+		for i := range ps {
+			if m := ps[i].layout(); m != nil {
+				n += count(m.parts)
+			} else if ps[i].ID != "" || ps[i].shared != notShared {
+				n++
+			}
+		}
+		return n
+	}
+	rn.frags = make([]Part, 0, count(rn.layout)+4)
 	rn.frags = append(rn.frags, l.bind(rn, Part{ID: pre + "-clock", shared: sharedClock}))
 	var walk func(ps []Part)
 	walk = func(ps []Part) {
 		for _, p := range ps {
 			switch {
-			case p.class != "" || p.around:
-				walk(p.parts)
+			case p.layout() != nil:
+				walk(p.more.parts)
 			case p.ID != "" || p.shared != notShared:
 				rn.frags = append(rn.frags, l.bind(rn, p))
 			}
@@ -134,7 +148,7 @@ func (l *Live) bind(rn *run, p Part) Part {
 		p.Comp = func(v View) templ.Component { return ui.ErrorBox(v.Lang, pre, v.Error) }
 	case sharedLive:
 		p.ID = pre + "-live"
-		text := p.text
+		text := p.more.text
 		p.Comp = func(v View) templ.Component { return ui.Live(pre, text(v.Lang)) }
 	case sharedSnapshot:
 		// The page keeps the present, whatever moment it shows. A page of
@@ -328,11 +342,11 @@ func (l *Live) Section(v View) templ.Component {
 
 func (l *Live) renderParts(ctx context.Context, w io.Writer, rn *run, ps []Part, v View) error {
 	for _, p := range ps {
-		if p.class != "" {
-			if _, err := io.WriteString(w, `<div class="`+html.EscapeString(p.class)+`">`); err != nil {
+		if m := p.layout(); m != nil && m.class != "" {
+			if _, err := io.WriteString(w, `<div class="`+html.EscapeString(m.class)+`">`); err != nil {
 				return err
 			}
-			if err := l.renderParts(ctx, w, rn, p.parts, v); err != nil {
+			if err := l.renderParts(ctx, w, rn, m.parts, v); err != nil {
 				return err
 			}
 			if _, err := io.WriteString(w, `</div>`); err != nil {
@@ -340,8 +354,8 @@ func (l *Live) renderParts(ctx context.Context, w io.Writer, rn *run, ps []Part,
 			}
 			continue
 		}
-		if p.around {
-			parts := p.parts
+		if m := p.layout(); m != nil && m.around {
+			parts := m.parts
 			body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, rn, parts, v) })
 			if err := p.Comp(v).Render(templ.WithChildren(ctx, body), w); err != nil {
 				return err

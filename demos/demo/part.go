@@ -39,11 +39,26 @@ type Part struct {
 	// Comp renders the part for a viewer.
 	Comp func(v View) templ.Component
 
+	shared shared    // one of the framework's fragments
+	more   *partMore // what few parts have (a box, an enclosure, the live region): every
+	// session holds its demo's parts and bound fragments, so a Part is kept small
+}
+
+// partMore is what a box, an enclosure or the live region has beside a
+// Part's own fields.
+type partMore struct {
 	class  string               // a box: the class of its <div>
 	parts  []Part               // a box's parts, or an enclosure's
 	around bool                 // an enclosure: Comp renders parts as its children
-	shared shared               // one of the framework's fragments
 	text   func(ui.Lang) string // the live region's sentence
+}
+
+// layout returns p's box or enclosure, or nil.
+func (p *Part) layout() *partMore {
+	if p.more != nil && (p.more.class != "" || p.more.around) {
+		return p.more
+	}
+	return nil
 }
 
 // shared names a fragment every demo has, rendered by the framework.
@@ -77,14 +92,16 @@ func Note(topic string, text func(l ui.Lang) string) Part {
 }
 
 // Box lays parts out inside <div class="class">.
-func Box(class string, parts ...Part) Part { return Part{class: class, parts: parts} }
+func Box(class string, parts ...Part) Part {
+	return Part{more: &partMore{class: class, parts: parts}}
+}
 
 // Around lays parts out inside the element comp renders, where it says
 // { children... }: a wrapper that is more than a <div class="…"> (a
 // <section> with a heading and test ids of its own). Like a box, it is
 // rendered with the page only; its parts are fragments like any other.
 func Around(comp func(v View) templ.Component, parts ...Part) Part {
-	return Part{Comp: comp, parts: parts, around: true}
+	return Part{Comp: comp, more: &partMore{parts: parts, around: true}}
 }
 
 // Controls places the pace controls (the controller switch where the demo
@@ -100,7 +117,7 @@ func Snapshot() Part { return Part{shared: sharedSnapshot} }
 // LiveText places the polite live region that says each reconcile in one
 // sentence: <prefix>-live. key changes whenever text would.
 func LiveText(key func() uint64, text func(l ui.Lang) string) Part {
-	return Part{shared: sharedLive, Key: key, text: text}
+	return Part{shared: sharedLive, Key: key, more: &partMore{text: text}}
 }
 
 // LogSource is a log the page shows: a key that changes with every event
