@@ -3,9 +3,6 @@ package operator
 import (
 	"encoding/json"
 	"reflect"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -33,53 +30,18 @@ func act(t *testing.T, d demo.Instance, c demo.Command) {
 	}
 }
 
-// markWant is a mark as the timeline shows it, in both languages.
-type markWant struct {
-	at     int64
-	ja, en string
-}
-
-func marksIn(l ui.Lang, ms []ui.TimelineMark) []markWant {
-	var out []markWant
-	for _, m := range ms {
-		w := markWant{at: m.At}
-		if m.Kind != "event" {
-			w.ja = "kind " + m.Kind // never an event's label: the test fails
-		} else if l == ui.Ja {
-			w.ja = m.Label
-		} else {
-			w.en = m.Label
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// checkMarks asserts m's marks in both languages.
-func checkMarks(t *testing.T, m demo.Marker, want []markWant) {
-	t.Helper()
-	var ja, en []markWant
-	for _, w := range want {
-		ja, en = append(ja, markWant{at: w.at, ja: w.ja}), append(en, markWant{at: w.at, en: w.en})
-	}
-	if got := marksIn(ui.Ja, m.Marks(ui.Ja)); !slices.Equal(got, ja) {
-		t.Errorf("marks (ja):\n got %v\nwant %v", got, ja)
-	}
-	if got := marksIn(ui.En, m.Marks(ui.En)); !slices.Equal(got, en) {
-		t.Errorf("marks (en):\n got %v\nwant %v", got, en)
-	}
-}
+type markWant = demotest.MarkWant
 
 func degraded(at int64) markWant {
-	return markWant{at, "Degraded: 復元元 backup-07-28 が見つからない", "Degraded: backup-07-28 not found"}
+	return markWant{At: at, Ja: "Degraded: 復元元 backup-07-28 が見つからない", En: "Degraded: backup-07-28 not found"}
 }
 
 func leaderLost(at int64, name string) markWant {
-	return markWant{at, "リーダー " + name + " が居なくなった", "the leader " + name + " is gone"}
+	return markWant{At: at, Ja: "リーダー " + name + " が居なくなった", En: "the leader " + name + " is gone"}
 }
 
 func ready(at int64) markWant {
-	return markWant{at, "宣言どおりに揃った(Ready)", "as declared: Ready"}
+	return markWant{At: at, Ja: "宣言どおりに揃った(Ready)", En: "as declared: Ready"}
 }
 
 // readyByItself switches the controller on and waits until the resource is
@@ -149,7 +111,7 @@ func TestMarks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Kind.New(demo.Options{}).(*Demo)
 			tt.play(t, d)
-			checkMarks(t, d, tt.want)
+			demotest.CheckMarks(t, d, tt.want)
 		})
 	}
 }
@@ -165,7 +127,7 @@ func TestMarksKeepTheNewest(t *testing.T) {
 		act(t, d, demo.Command{Action: "reset"})
 		wait(d, frame)
 	}
-	checkMarks(t, d, want[len(want)-maxMarks:])
+	demotest.CheckMarks(t, d, want[len(want)-maxMarks:])
 }
 
 // TestMarksKeyChangesExactlyWithTheMarks: frame after frame, the key
@@ -223,14 +185,14 @@ func TestMarksSurviveTheSnapshot(t *testing.T) {
 	}
 	r := in.(*Demo)
 	want := []markWant{degraded(1000), ready(9000)}
-	checkMarks(t, d, want)
-	checkMarks(t, r, want)
+	demotest.CheckMarks(t, d, want)
+	demotest.CheckMarks(t, r, want)
 	for _, x := range []*Demo{d, r} {
 		wait(x, 5*time.Second)
 	}
 	want = append(want, leaderLost(15000, "db-1"), ready(16000))
-	checkMarks(t, d, want)
-	checkMarks(t, r, want)
+	demotest.CheckMarks(t, d, want)
+	demotest.CheckMarks(t, r, want)
 	if d.SnapshotJSON() != r.SnapshotJSON() {
 		t.Fatalf("snapshots differ:\n%s\n%s", d.SnapshotJSON(), r.SnapshotJSON())
 	}
@@ -287,33 +249,8 @@ func TestTimelineShowsTheMarks(t *testing.T) {
 	timelineFrames(8 * time.Second)          // restored at 7s, …, Ready at 13s
 
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
-		h := demotest.RenderAll(t, live, demo.View{Lang: l, SID: demotest.SID})[Prefix+"-timeline-marks"]
-		type mark struct{ at, kind, title string }
-		var got []mark
-		for _, n := range demotest.ByTestID(demotest.Parse(t, h)[0], "timeline-mark") {
-			got = append(got, mark{demotest.Attr(n, "data-at"), demotest.Attr(n, "data-kind"), demotest.Attr(n, "title")})
-		}
-		want := []mark{{"0", "action", "00:00.0 backup false"}, {"0", "action", "00:00.0 controller true"},
-			{"6100", "action", "00:06.1 backup true"}}
-		for _, w := range []markWant{degraded(1000), ready(13000)} {
-			label := w.ja
-			if l == ui.En {
-				label = w.en
-			}
-			want = append(want, mark{strconv.FormatInt(w.at, 10), "event", ui.ClockText(time.Duration(w.at)*ms) + " " + label})
-		}
-		// In the order of their times; at the same time, the event first
-		// (the timeline's rule: the demo's time ran up to it).
-		slices.SortStableFunc(want, func(a, b mark) int {
-			x, _ := strconv.Atoi(a.at)
-			y, _ := strconv.Atoi(b.at)
-			if x == y && a.kind != b.kind {
-				return strings.Compare(b.kind, a.kind) // "event" before "action"
-			}
-			return x - y
-		})
-		if !slices.Equal(got, want) {
-			t.Errorf("%s timeline marks:\n got %v\nwant %v", l, got, want)
-		}
+		demotest.CheckShownMarks(t, live, l, []demotest.ShownMark{demotest.Action(0, "backup false"),
+			demotest.Action(0, "controller true"), demotest.Action(6100, "backup true")},
+			[]markWant{degraded(1000), ready(13000)})
 	}
 }

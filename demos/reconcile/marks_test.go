@@ -3,9 +3,7 @@ package reconcile
 import (
 	"encoding/json"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -33,50 +31,15 @@ func act(t *testing.T, d demo.Instance, c demo.Command) {
 	}
 }
 
-// markWant is a mark as the timeline shows it, in both languages.
-type markWant struct {
-	at     int64
-	ja, en string
-}
-
-func marksIn(l ui.Lang, ms []ui.TimelineMark) []markWant {
-	var out []markWant
-	for _, m := range ms {
-		w := markWant{at: m.At}
-		if m.Kind != "event" {
-			w.ja = "kind " + m.Kind // never an event's label: the test fails
-		} else if l == ui.Ja {
-			w.ja = m.Label
-		} else {
-			w.en = m.Label
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// checkMarks asserts m's marks in both languages.
-func checkMarks(t *testing.T, m demo.Marker, want []markWant) {
-	t.Helper()
-	var ja, en []markWant
-	for _, w := range want {
-		ja, en = append(ja, markWant{at: w.at, ja: w.ja}), append(en, markWant{at: w.at, en: w.en})
-	}
-	if got := marksIn(ui.Ja, m.Marks(ui.Ja)); !slices.Equal(got, ja) {
-		t.Errorf("marks (ja):\n got %v\nwant %v", got, ja)
-	}
-	if got := marksIn(ui.En, m.Marks(ui.En)); !slices.Equal(got, en) {
-		t.Errorf("marks (en):\n got %v\nwant %v", got, en)
-	}
-}
+type markWant = demotest.MarkWant
 
 func inSync(at int64, n int) markWant {
-	return markWant{at, "一致: " + strconv.Itoa(n) + " 個すべて Running", "in sync: all " + strconv.Itoa(n) + " Running"}
+	return markWant{At: at, Ja: "一致: " + strconv.Itoa(n) + " 個すべて Running", En: "in sync: all " + strconv.Itoa(n) + " Running"}
 }
 
 func replaced(at int64, n int) markWant {
-	return markWant{at, "自己修復: Failed の Pod を作り直した(" + strconv.Itoa(n) + " 個)",
-		"self-healing: Failed pods replaced (" + strconv.Itoa(n) + ")"}
+	return markWant{At: at, Ja: "自己修復: Failed の Pod を作り直した(" + strconv.Itoa(n) + " 個)",
+		En: "self-healing: Failed pods replaced (" + strconv.Itoa(n) + ")"}
 }
 
 // TestMarks: the timeline marks what the controller does on its own (it
@@ -135,7 +98,7 @@ func TestMarks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Kind.New(demo.Options{}).(*Demo)
 			tt.play(t, d)
-			checkMarks(t, d, tt.want)
+			demotest.CheckMarks(t, d, tt.want)
 		})
 	}
 }
@@ -158,7 +121,7 @@ func TestMarksKeepTheNewest(t *testing.T) {
 			want = append(want, inSync(d.Now().Milliseconds()-500, 3))
 		}
 	}
-	checkMarks(t, d, want[len(want)-maxMarks:])
+	demotest.CheckMarks(t, d, want[len(want)-maxMarks:])
 }
 
 // TestMarksKeyChangesExactlyWithTheMarks: frame after frame, the key
@@ -213,16 +176,16 @@ func TestMarksSurviveTheSnapshot(t *testing.T) {
 	}
 	r := in.(*Demo)
 	want := []markWant{inSync(2500, 3), replaced(4000, 1)}
-	checkMarks(t, d, want)
-	checkMarks(t, r, want)
+	demotest.CheckMarks(t, d, want)
+	demotest.CheckMarks(t, r, want)
 	for _, x := range []*Demo{d, r} {
 		wait(x, 2*time.Second)
 		act(t, x, demo.Command{Action: "kill", Name: "pod-1"})
 		wait(x, 3*time.Second)
 	}
 	want = append(want, inSync(5500, 3), replaced(7000, 1), inSync(8500, 3))
-	checkMarks(t, d, want)
-	checkMarks(t, r, want)
+	demotest.CheckMarks(t, d, want)
+	demotest.CheckMarks(t, r, want)
 	if d.SnapshotJSON() != r.SnapshotJSON() {
 		t.Fatalf("snapshots differ:\n%s\n%s", d.SnapshotJSON(), r.SnapshotJSON())
 	}
@@ -278,32 +241,7 @@ func TestTimelineShowsTheMarks(t *testing.T) {
 	timelineFrames(3 * time.Second)       // replaced at 8s, Running at 9.5s
 
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
-		h := demotest.RenderAll(t, live, demo.View{Lang: l, SID: demotest.SID})[Prefix+"-timeline-marks"]
-		type mark struct{ at, kind, title string }
-		var got []mark
-		for _, n := range demotest.ByTestID(demotest.Parse(t, h)[0], "timeline-mark") {
-			got = append(got, mark{demotest.Attr(n, "data-at"), demotest.Attr(n, "data-kind"), demotest.Attr(n, "title")})
-		}
-		want := []mark{{"7600", "action", "00:07.6 kill pod-2"}}
-		for _, w := range []markWant{inSync(2500, 3), replaced(8000, 1), inSync(9500, 3)} {
-			label := w.ja
-			if l == ui.En {
-				label = w.en
-			}
-			want = append(want, mark{strconv.FormatInt(w.at, 10), "event", ui.ClockText(time.Duration(w.at)*ms) + " " + label})
-		}
-		// In the order of their times; at the same time, the event first
-		// (the timeline's rule: the demo's time ran up to it).
-		slices.SortStableFunc(want, func(a, b mark) int {
-			x, _ := strconv.Atoi(a.at)
-			y, _ := strconv.Atoi(b.at)
-			if x == y && a.kind != b.kind {
-				return strings.Compare(b.kind, a.kind) // "event" before "action"
-			}
-			return x - y
-		})
-		if !slices.Equal(got, want) {
-			t.Errorf("%s timeline marks:\n got %v\nwant %v", l, got, want)
-		}
+		demotest.CheckShownMarks(t, live, l, []demotest.ShownMark{demotest.Action(7600, "kill pod-2")},
+			[]markWant{inSync(2500, 3), replaced(8000, 1), inSync(9500, 3)})
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,47 +23,12 @@ func waitFrames(d demo.Instance, dur time.Duration) {
 	}
 }
 
-// markWant is a mark as the timeline shows it, in both languages.
-type markWant struct {
-	at     int64
-	ja, en string
-}
-
-func marksIn(l ui.Lang, ms []ui.TimelineMark) []markWant {
-	var out []markWant
-	for _, m := range ms {
-		w := markWant{at: m.At}
-		if m.Kind != "event" {
-			w.ja = "kind " + m.Kind // never an event's label: the test fails
-		} else if l == ui.Ja {
-			w.ja = m.Label
-		} else {
-			w.en = m.Label
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// checkMarks asserts m's marks in both languages.
-func checkMarks(t *testing.T, m demo.Marker, want []markWant) {
-	t.Helper()
-	var ja, en []markWant
-	for _, w := range want {
-		ja, en = append(ja, markWant{at: w.at, ja: w.ja}), append(en, markWant{at: w.at, en: w.en})
-	}
-	if got := marksIn(ui.Ja, m.Marks(ui.Ja)); !slices.Equal(got, ja) {
-		t.Errorf("marks (ja):\n got %v\nwant %v", got, ja)
-	}
-	if got := marksIn(ui.En, m.Marks(ui.En)); !slices.Equal(got, en) {
-		t.Errorf("marks (en):\n got %v\nwant %v", got, en)
-	}
-}
+type markWant = demotest.MarkWant
 
 // missedWant is the mark of an event the edge side lost: what it said
 // (ja, en) and why it was lost (ja, en).
 func missedWant(at int64, evJa, evEn, lossJa, lossEn string) markWant {
-	return markWant{at, "edge 側が取りこぼし: " + evJa + "(" + lossJa + ")", "the edge side missed: " + evEn + " (" + lossEn + ")"}
+	return markWant{At: at, Ja: "edge 側が取りこぼし: " + evJa + "(" + lossJa + ")", En: "the edge side missed: " + evEn + " (" + lossEn + ")"}
 }
 
 func diedInBlip(at int64, pod string) markWant {
@@ -160,7 +123,7 @@ func TestMarks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Kind.New(demo.Options{}).(*Demo)
 			tt.play(t, d)
-			checkMarks(t, d, tt.want)
+			demotest.CheckMarks(t, d, tt.want)
 		})
 	}
 }
@@ -177,14 +140,14 @@ func TestMarksLastAsLongAsTheStreamShowsThem(t *testing.T) {
 	// Each change of desired is one event on the edge stream, and the
 	// creates and deletes it makes are more.
 	for i := 0; len(d.w.View(sides[edgeSide]).Stream) < 12 || d.w.View(sides[edgeSide]).Stream[0].Seq == 1; i++ {
-		checkMarks(t, d, want)
+		demotest.CheckMarks(t, d, want)
 		apply(t, d, demo.Command{Action: []string{"replicas-inc", "replicas-dec"}[i%2]})
 		waitFrames(d, 2*time.Second)
 		if i > 20 {
 			t.Fatal("the lost event never left the stream")
 		}
 	}
-	checkMarks(t, d, nil)
+	demotest.CheckMarks(t, d, nil)
 }
 
 // TestMarksKeyChangesExactlyWithTheMarks: frame after frame, the key
@@ -248,15 +211,15 @@ func TestMarksSurviveTheSnapshot(t *testing.T) {
 	}
 	r := in.(*Demo)
 	want := []markWant{diedInBlip(1000, "pod-2")}
-	checkMarks(t, d, want)
-	checkMarks(t, r, want)
+	demotest.CheckMarks(t, d, want)
+	demotest.CheckMarks(t, r, want)
 	for _, x := range []*Demo{d, r} {
 		apply(t, x, demo.Command{Action: "restart"}) // desired 3→4 lost
 		waitFrames(x, 3*time.Second)
 	}
 	want = append(want, missedWant(1300, "desired 3→4", "desired 3→4", "再起動で消えた", "lost in the restart"))
-	checkMarks(t, d, want)
-	checkMarks(t, r, want)
+	demotest.CheckMarks(t, d, want)
+	demotest.CheckMarks(t, r, want)
 	if d.SnapshotJSON() != r.SnapshotJSON() {
 		t.Fatalf("snapshots differ:\n%s\n%s", d.SnapshotJSON(), r.SnapshotJSON())
 	}
@@ -305,32 +268,8 @@ func TestTimelineShowsTheMarks(t *testing.T) {
 		t.Fatalf("the timeline's marks were sent %d times while the level side caught up", n)
 	}
 	for _, l := range []ui.Lang{ui.Ja, ui.En} {
-		h := demotest.RenderAll(t, live, demo.View{Lang: l, SID: demotest.SID})[Prefix+"-timeline-marks"]
-		type mark struct{ at, kind, title string }
-		var got []mark
-		for _, n := range demotest.ByTestID(demotest.Parse(t, h)[0], "timeline-mark") {
-			got = append(got, mark{demotest.Attr(n, "data-at"), demotest.Attr(n, "data-kind"), demotest.Attr(n, "title")})
-		}
-		want := []mark{{"1200", "action", "00:01.2 drop-events true"}, {"1200", "action", "00:01.2 kill pod-3"},
-			{"1200", "action", "00:01.2 drop-events false"}}
-		w := diedInBlip(1200, "pod-3")
-		label := w.ja
-		if l == ui.En {
-			label = w.en
-		}
-		want = append(want, mark{strconv.FormatInt(w.at, 10), "event", ui.ClockText(time.Duration(w.at)*ms) + " " + label})
-		// In the order of their times; at the same time, the event first
-		// (the timeline's rule: the demo's time ran up to it).
-		slices.SortStableFunc(want, func(a, b mark) int {
-			x, _ := strconv.Atoi(a.at)
-			y, _ := strconv.Atoi(b.at)
-			if x == y && a.kind != b.kind {
-				return strings.Compare(b.kind, a.kind) // "event" before "action"
-			}
-			return x - y
-		})
-		if !slices.Equal(got, want) {
-			t.Errorf("%s timeline marks:\n got %v\nwant %v", l, got, want)
-		}
+		demotest.CheckShownMarks(t, live, l, []demotest.ShownMark{demotest.Action(1200, "drop-events true"),
+			demotest.Action(1200, "kill pod-3"), demotest.Action(1200, "drop-events false")},
+			[]markWant{diedInBlip(1200, "pod-3")})
 	}
 }
