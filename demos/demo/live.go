@@ -416,18 +416,14 @@ type Renderer struct {
 	HoldSnapshot bool
 	// SnapshotSent is set by a frame that carried the snapshot.
 	SnapshotSent bool
+	snapOwed     bool // SnapshotOwed
 }
 
-// SnapshotOwed reports whether the page's snapshot is older than the
-// present's: a frame was sent while it was held.
-func (r *Renderer) SnapshotOwed() bool {
-	for i := range r.rn.frags {
-		if r.rn.frags[i].shared == sharedSnapshot {
-			return r.sums[i] == 0 || r.keys[i] != r.Key(i)
-		}
-	}
-	return false
-}
+// SnapshotOwed reports whether the page's snapshot may be older than the
+// present's: a frame that changed something went while it was held. It
+// reads a flag Frame keeps (the caller asks at every wake; the snapshot's
+// key reads every fragment's).
+func (r *Renderer) SnapshotOwed() bool { return r.snapOwed }
 
 // Renderer returns a renderer of v's frames that has sent nothing yet.
 func (l *Live) Renderer(v View) *Renderer {
@@ -508,6 +504,7 @@ func (r *Renderer) Key(i int) uint64 {
 func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 	r.follow()
 	r.SnapshotSent = false
+	held, before := false, len(out)
 	buf := getBuffer()
 	defer buffers.Put(buf)
 	for i := range r.rn.frags {
@@ -516,11 +513,15 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 			continue // a follower's page has no room panel of its own
 		}
 		if p.shared == sharedSnapshot && r.HoldSnapshot && r.sums[i] != 0 {
+			held = true
 			continue
 		}
 		k := r.Key(i)
 		if r.sums[i] != 0 && r.keys[i] == k {
 			continue
+		}
+		if p.shared == sharedSnapshot {
+			r.snapOwed = false // rendered: the page has the present's, or gets it now
 		}
 		if p.shared == sharedMarks && r.Appends {
 			out = r.appendMarks(out, i, k)
@@ -543,6 +544,9 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 			r.SnapshotSent = true
 		}
 		out = append(out, Rendered{ID: p.ID, HTML: bytes.Clone(buf.Bytes())})
+	}
+	if held && len(out) > before {
+		r.snapOwed = true
 	}
 	return out, nil
 }
