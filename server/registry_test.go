@@ -30,7 +30,14 @@ var tally = demo.Kind{
 	Short:   func(ui.Lang) string { return "Tally" },
 	Summary: func(ui.Lang) string { return "A count that only grows." },
 	Actions: map[string]demo.Action{"add": demo.Int("n", 1, 5)},
-	New:     func(demo.Options) demo.Instance { return &tallyDemo{} },
+	Parts: demo.Declare(
+		demo.Fragment("tl-count", (*tallyDemo).countKey, (*tallyDemo).count),
+		demo.Error(),
+		demo.Controls(),
+		demo.LiveText(func(*tallyDemo) uint64 { return 0 }, func(*tallyDemo, ui.Lang) string { return "" }),
+		demo.Snapshot(),
+	),
+	New: func(demo.Options) demo.Instance { return &tallyDemo{} },
 	Restore: func(_ demo.Options, raw json.RawMessage) (demo.Instance, error) {
 		var snap struct {
 			V, N int
@@ -75,16 +82,6 @@ func (d *tallyDemo) Apply(c demo.Command) error {
 		d.n += c.N
 	}
 	return nil
-}
-
-func (d *tallyDemo) Parts() []demo.Part {
-	return []demo.Part{
-		demo.Fragment("tl-count", d.countKey, d.count),
-		demo.Error(),
-		demo.Controls(),
-		demo.LiveText(func() uint64 { return 0 }, func(ui.Lang) string { return "" }),
-		demo.Snapshot(),
-	}
 }
 
 func rawHTML(s string) templ.Component { return templ.Raw(s) }

@@ -75,6 +75,7 @@ var Kind = demo.Kind{
 		}},
 		"skip": {},
 	},
+	Parts:      parts,
 	New:        func(demo.Options) demo.Instance { return NewDemo() },
 	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
 	Shared:     []string{"cluster.css"},
@@ -178,73 +179,76 @@ func (d *Demo) Apply(c demo.Command) error {
 	return nil
 }
 
-// Parts declares the demo's section: the guide and the sequence diagram on
+// parts declares the demo's section: the guide and the sequence diagram on
 // one side, the cluster (kubectl's Deployment, the control plane, the nodes
 // and their pods, what comes next, the pace) on the other; under them the
 // quiz, the runtime stacks and the log. Each fragment's key is a hash of
 // the facts it reads of the cluster (facts.go).
-func (d *Demo) Parts() []demo.Part {
+var parts = demo.Declare(
+	demo.Box("cp-main",
+		demo.Box("cp-story",
+			demo.Fragment("cp-guide", func(d *Demo) uint64 { return d.facts().keys.guide }, (*Demo).guideFrag),
+			note(NoteSlowStart),
+			demo.Fragment("cp-sequence", func(d *Demo) uint64 { return d.facts().keys.sequence }, (*Demo).sequenceFrag),
+			note(NoteHeartbeat),
+			note(NoteInformer),
+		),
+		demo.Box("cp-cluster",
+			demo.Around(func(demo.View) templ.Component { return desiredBox() },
+				demo.Fragment("cp-apply", func(d *Demo) uint64 { return d.facts().keys.apply }, (*Demo).applyFrag),
+				demo.Fragment("cp-objects", func(d *Demo) uint64 { return d.facts().keys.objects }, (*Demo).objectsFrag),
+			),
+			demo.Fragment("cp-components", func(d *Demo) uint64 { return d.facts().keys.components }, (*Demo).componentsFrag),
+			note(NoteEviction),
+			note(NoteBinding),
+			demo.Around(func(v demo.View) templ.Component { return nodesBox(v.Lang) },
+				demo.Fragment("cp-tray", func(d *Demo) uint64 { return d.facts().keys.tray }, (*Demo).trayFrag),
+				demo.Around(func(demo.View) templ.Component { return nodeList() }, nodeParts()...),
+			),
+			note(NoteScheduler),
+			note(NotePodLifecycle),
+			note(NoteDeadline),
+			note(NoteVersion),
+			// The skip bar: the button and the line saying what comes
+			// next, two fragments, so that the button stays put while
+			// the line changes with every message.
+			demo.Box("cp-next",
+				demo.Fragment("cp-skip", func(d *Demo) uint64 { return d.facts().keys.skip }, (*Demo).skipFrag),
+				demo.Fragment("cp-next-line", func(d *Demo) uint64 { return d.facts().keys.next }, (*Demo).nextFrag),
+			),
+			demo.Controls(),
+			demo.Error(),
+		),
+	),
+	demo.Box("cp-lower",
+		demo.Fragment("cp-quiz", func(d *Demo) uint64 { return d.facts().keys.quiz }, (*Demo).quizFrag),
+		demo.Box("cp-runtime-wrap",
+			demo.Fragment("cp-runtime", func(d *Demo) uint64 { return d.facts().keys.runtime }, (*Demo).runtimeFrag),
+			note(NoteRuntime),
+		),
+		demo.Log(Prefix, demo.LogSource[*Demo]{
+			Key:   func(d *Demo) uint64 { return d.facts().keys.log },
+			Lines: func(d *Demo, l ui.Lang) []ui.LogLine { return logLines(l, d.facts().events) },
+			Title: func(l ui.Lang) string { return T(l, "cp.log") },
+		}),
+	),
+	demo.LiveText(func(d *Demo) uint64 { return d.facts().keys.live }, (*Demo).liveText),
+	demo.Snapshot(),
+)
+
+// nodeParts declares a fragment per node: its card.
+func nodeParts() []demo.Part {
 	nodes := make([]demo.Part, cp.NodeCount)
 	for i, name := range cp.NodeNames() {
-		nodes[i] = demo.Fragment("cp-n-"+name, func() uint64 { return d.facts().keys.nodes[i] },
-			func(v demo.View) templ.Component { return d.nodeFrag(v, i) })
+		nodes[i] = demo.Fragment("cp-n-"+name, func(d *Demo) uint64 { return d.facts().keys.nodes[i] },
+			func(d *Demo, v demo.View) templ.Component { return d.nodeFrag(v, i) })
 	}
-	return []demo.Part{
-		demo.Box("cp-main",
-			demo.Box("cp-story",
-				demo.Fragment("cp-guide", func() uint64 { return d.facts().keys.guide }, d.guideFrag),
-				note(NoteSlowStart),
-				demo.Fragment("cp-sequence", func() uint64 { return d.facts().keys.sequence }, d.sequenceFrag),
-				note(NoteHeartbeat),
-				note(NoteInformer),
-			),
-			demo.Box("cp-cluster",
-				demo.Around(func(demo.View) templ.Component { return desiredBox() },
-					demo.Fragment("cp-apply", func() uint64 { return d.facts().keys.apply }, d.applyFrag),
-					demo.Fragment("cp-objects", func() uint64 { return d.facts().keys.objects }, d.objectsFrag),
-				),
-				demo.Fragment("cp-components", func() uint64 { return d.facts().keys.components }, d.componentsFrag),
-				note(NoteEviction),
-				note(NoteBinding),
-				demo.Around(func(v demo.View) templ.Component { return nodesBox(v.Lang) },
-					demo.Fragment("cp-tray", func() uint64 { return d.facts().keys.tray }, d.trayFrag),
-					demo.Around(func(demo.View) templ.Component { return nodeList() }, nodes...),
-				),
-				note(NoteScheduler),
-				note(NotePodLifecycle),
-				note(NoteDeadline),
-				note(NoteVersion),
-				// The skip bar: the button and the line saying what comes
-				// next, two fragments, so that the button stays put while
-				// the line changes with every message.
-				demo.Box("cp-next",
-					demo.Fragment("cp-skip", func() uint64 { return d.facts().keys.skip }, d.skipFrag),
-					demo.Fragment("cp-next-line", func() uint64 { return d.facts().keys.next }, d.nextFrag),
-				),
-				demo.Controls(),
-				demo.Error(),
-			),
-		),
-		demo.Box("cp-lower",
-			demo.Fragment("cp-quiz", func() uint64 { return d.facts().keys.quiz }, d.quizFrag),
-			demo.Box("cp-runtime-wrap",
-				demo.Fragment("cp-runtime", func() uint64 { return d.facts().keys.runtime }, d.runtimeFrag),
-				note(NoteRuntime),
-			),
-			demo.Log(Prefix, demo.LogSource{
-				Key:   func() uint64 { return d.facts().keys.log },
-				Lines: func(l ui.Lang) []ui.LogLine { return logLines(l, d.facts().events) },
-				Title: func(l ui.Lang) string { return T(l, "cp.log") },
-			}),
-		),
-		demo.LiveText(func() uint64 { return d.facts().keys.live }, d.liveText),
-		demo.Snapshot(),
-	}
+	return nodes
 }
 
 // The topics of the one-line notes where the demo simplifies real
 // Kubernetes: each stands once on the page, from its first load, next to
-// the part it concerns (see Parts), as data-testid="note" data-topic=….
+// the part it concerns (see parts), as data-testid="note" data-topic=….
 const (
 	NoteSlowStart    = "slow-start"    // the guide's POST Pod ×3 (under the guide)
 	NoteHeartbeat    = "heartbeat"     // Lease renewals computed, not drawn (under the diagram)

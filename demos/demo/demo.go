@@ -50,6 +50,10 @@ type Kind struct {
 	// Kills says k kills something (a pod, a member): the help lists the
 	// key even while nothing is there to kill.
 	Kills bool
+	// Parts declares the demo's section once, for all its sessions (see
+	// Part): the framework renders its fragments when their keys change and
+	// composes the page from the same list.
+	Parts *Layout
 	// New returns the demo's starting state.
 	New func(opt Options) Instance
 	// Restore rebuilds a demo from a snapshot its page kept, after checking
@@ -91,9 +95,9 @@ type LoadStep struct {
 }
 
 // Instance is one live demo's own part, inside the framework (Live): its
-// engine on the virtual clock, its actions and its declared parts. It is
-// owned by one goroutine and never shared, so it needs no locks; it never
-// blocks and never sleeps.
+// engine on the virtual clock and its actions; its kind declares its parts.
+// It is owned by one goroutine and never shared, so it needs no locks; it
+// never blocks and never sleeps.
 type Instance interface {
 	// Pace is its virtual clock: the framework reads it for the clock and
 	// the controls, and carries out pause and speed on it.
@@ -109,10 +113,6 @@ type Instance interface {
 	// returns a *Rejection, and changes nothing, when the command does not
 	// fit the demo's state (an unknown pod, a count out of range).
 	Apply(c Command) error
-	// Parts declares the demo's section once (see Part): the framework
-	// renders its fragments when their keys change and composes the page
-	// from the same list.
-	Parts() []Part
 	// SnapshotJSON is the demo's state as its page keeps it, for a restore.
 	SnapshotJSON() string
 	// Reconciles returns how many reconciles the demo has run, for metrics.

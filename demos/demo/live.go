@@ -46,12 +46,9 @@ type Live struct {
 	pristine bool
 }
 
-// run is one Instance with its parts bound to it: the present, or a moment
-// replayed from the log.
+// run is one Instance: the present, or a moment replayed from the log.
 type run struct {
-	in     Instance
-	layout []Part // the demo's parts, as declared
-	frags  []Part // every fragment, in section order: the clock, the layout's, the timeline, the room
+	in Instance
 	// The timeline's marks leave from its start only: when the demo
 	// forgets a notable event (Marker), every mark up to it goes too.
 	horizon int64   // virtual ms: no mark at or before it is shown, once forgot
@@ -88,41 +85,11 @@ func Wrap(k *Kind, in Instance) *Live {
 	return l
 }
 
-func (l *Live) newRun(in Instance) *run {
-	rn := &run{in: in, layout: in.Parts()}
-	pre := l.kind.Prefix
-	// Every session holds its list: counted first, allocated once.
-	var count func(ps []Part) int
-	count = func(ps []Part) int {
-		n := 0
-		for i := range ps {
-			if m := ps[i].layout(); m != nil {
-				n += count(m.parts)
-			} else if ps[i].ID != "" || ps[i].shared != notShared {
-				n++
-			}
-		}
-		return n
-	}
-	rn.frags = make([]Part, 0, count(rn.layout)+4)
-	rn.frags = append(rn.frags, l.bind(rn, Part{ID: pre + "-clock", shared: sharedClock}))
-	var walk func(ps []Part)
-	walk = func(ps []Part) {
-		for _, p := range ps {
-			switch {
-			case p.layout() != nil:
-				walk(p.more.parts)
-			case p.ID != "" || p.shared != notShared:
-				rn.frags = append(rn.frags, l.bind(rn, p))
-			}
-		}
-	}
-	walk(rn.layout)
-	rn.frags = append(rn.frags, l.bind(rn, Part{ID: pre + "-timeline", shared: sharedTimeline}),
-		l.bind(rn, Part{ID: pre + "-timeline-marks", shared: sharedMarks}),
-		l.bind(rn, Part{ID: pre + "-room", shared: sharedRoom}))
-	return rn
-}
+func (l *Live) newRun(in Instance) *run { return &run{in: in} }
+
+// frags returns every fragment of the kind, in section order: the clock,
+// the layout's, the timeline, its marks, the room.
+func (l *Live) frags() []Part { return l.kind.Parts.fragments(l.kind.Prefix) }
 
 const (
 	sharedClock shared = iota + 100
@@ -131,44 +98,48 @@ const (
 	sharedMarks // the timeline's marks: in the timeline on a page, a fragment of their own in frames
 )
 
-// bind gives a shared fragment of run rn its id, key and component.
-func (l *Live) bind(rn *run, p Part) Part {
+// comp returns fragment p of run rn for viewer v: the demo's own, or one
+// of the framework's.
+func (l *Live) comp(rn *run, p *Part, v View) templ.Component {
 	pre := l.kind.Prefix
 	in := rn.in
 	switch p.shared {
 	case sharedClock:
-		p.Key = func() uint64 { return Mix(uint64(in.Now().Milliseconds()), B(stopped(in)), uint64(in.Speed())) }
-		p.Comp = func(v View) templ.Component { return ui.Clock(v.Lang, clockOf(pre, in)) }
+		return ui.Clock(v.Lang, clockOf(pre, in))
 	case sharedControls:
-		p.ID = pre + "-controls"
-		p.Key = func() uint64 { return Mix(B(controller(in)), B(in.Paused()), uint64(in.Speed())) }
-		p.Comp = func(v View) templ.Component { return ui.Controls(v.Lang, l.controls(in, v)) }
+		return ui.Controls(v.Lang, l.controls(in, v))
 	case sharedError:
-		p.ID = pre + "-error"
-		p.Comp = func(v View) templ.Component { return ui.ErrorBox(v.Lang, pre, v.Error) }
+		return ui.ErrorBox(v.Lang, pre, v.Error)
 	case sharedLive:
-		p.ID = pre + "-live"
-		text := p.more.text
-		p.Comp = func(v View) templ.Component { return ui.Live(pre, text(v.Lang)) }
+		return ui.Live(pre, p.more.text(in, v.Lang))
 	case sharedSnapshot:
 		// The page keeps the present, whatever moment it shows. A page of
 		// a pristine demo carries none: a session started from nothing is
 		// in the same state, and its first frame brings the snapshot.
-		p.ID = pre + "-snapshot"
-		p.Comp = func(v View) templ.Component {
-			if v.pristine {
-				return ui.Snapshot(pre, v.SID, "", "")
-			}
-			return ui.Snapshot(pre, v.SID, l.cur.in.SnapshotJSON(), l.snapshotMoment(v))
+		if v.pristine {
+			return ui.Snapshot(pre, v.SID, "", "")
 		}
+		return ui.Snapshot(pre, v.SID, l.cur.in.SnapshotJSON(), l.snapshotMoment(v))
 	case sharedTimeline:
-		p.Comp = func(v View) templ.Component { return ui.Timeline(v.Lang, l.timelineProps(v)) }
+		return ui.Timeline(v.Lang, l.timelineProps(v))
 	case sharedMarks:
-		p.Comp = func(v View) templ.Component { return ui.TimelineMarks(pre, l.marks(v.Lang)) }
+		return ui.TimelineMarks(pre, l.marks(v.Lang))
 	case sharedRoom:
-		p.Comp = func(v View) templ.Component { return ui.RoomPanel(v.Lang, v.room(pre)) }
+		return ui.RoomPanel(v.Lang, v.room(pre))
 	}
-	return p
+	return p.Comp(in, v)
+}
+
+// key returns the key of fragment p of run rn that depends on the demo
+// alone: the clock's, the controls', or one the demo declared.
+func key(in Instance, p *Part) uint64 {
+	switch p.shared {
+	case sharedClock:
+		return Mix(uint64(in.Now().Milliseconds()), B(stopped(in)), uint64(in.Speed()))
+	case sharedControls:
+		return Mix(B(controller(in)), B(in.Paused()), uint64(in.Speed()))
+	}
+	return p.Key(in)
 }
 
 func clockOf(prefix string, in Instance) ui.ClockProps {
@@ -312,7 +283,7 @@ func quantum(t time.Duration) time.Duration {
 
 // Fragments returns every fragment of the demo, in the section's order,
 // each with its id, key and component.
-func (l *Live) Fragments() []Part { return l.shown().frags }
+func (l *Live) Fragments() []Part { return l.frags() }
 
 // Section renders the whole demo for a page, composed from the parts the
 // demo declared: the frame (head, clock, room panel), the layout, the
@@ -328,12 +299,11 @@ func (l *Live) Section(v View) templ.Component {
 	if v.Moment != "" {
 		d.Moment, d.MomentAt = v.Moment, momentURLAt(quantum(l.cur.in.Now()))
 	}
-	tl := l.bind(rn, Part{ID: k.Prefix + "-timeline", shared: sharedTimeline})
 	body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		if err := l.renderParts(ctx, w, rn, rn.layout, v); err != nil {
+		if err := l.renderParts(ctx, w, rn, k.Parts.parts, v); err != nil {
 			return err
 		}
-		return tl.Comp(v).Render(ctx, w)
+		return ui.Timeline(v.Lang, l.timelineProps(v)).Render(ctx, w)
 	})
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		return ui.Demo(d).Render(templ.WithChildren(ctx, body), w)
@@ -357,15 +327,12 @@ func (l *Live) renderParts(ctx context.Context, w io.Writer, rn *run, ps []Part,
 		if m := p.layout(); m != nil && m.around {
 			parts := m.parts
 			body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error { return l.renderParts(ctx, w, rn, parts, v) })
-			if err := p.Comp(v).Render(templ.WithChildren(ctx, body), w); err != nil {
+			if err := p.Comp(rn.in, v).Render(templ.WithChildren(ctx, body), w); err != nil {
 				return err
 			}
 			continue
 		}
-		if p.shared != notShared {
-			p = l.bind(rn, p)
-		}
-		if err := p.Comp(v).Render(ctx, w); err != nil {
+		if err := l.comp(rn, &p, v).Render(ctx, w); err != nil {
 			return fmt.Errorf("render %s: %w", p.ID, err)
 		}
 	}
@@ -441,19 +408,20 @@ func (r *Renderer) follow() {
 		return
 	}
 	r.rn = rn
-	if len(r.sums) != len(rn.frags) {
-		r.sums = make([]uint64, len(rn.frags))
+	n := len(r.live.frags())
+	if len(r.sums) != n {
+		r.sums = make([]uint64, n)
 	}
-	r.keys = make([]uint64, len(rn.frags))
-	clear(r.keys)
-	r.rn = rn
+	if len(r.keys) != n {
+		r.keys = make([]uint64, n)
+	}
 	for i := range r.keys {
 		r.keys[i] = ^uint64(0) // render, whatever its key
 	}
 }
 
 // Len returns how many fragments the renderer renders.
-func (r *Renderer) Len() int { return len(r.live.shown().frags) }
+func (r *Renderer) Len() int { return len(r.live.frags()) }
 
 // Reset makes the next frame send every fragment: the page may have missed
 // frames (a new connection), or the demo was replaced.
@@ -470,7 +438,8 @@ func (r *Renderer) Retarget(l *Live) {
 // Key returns the key of fragment i (of Live.Fragments) for this viewer.
 func (r *Renderer) Key(i int) uint64 {
 	rn := r.live.shown()
-	p := &rn.frags[i]
+	frags := r.live.frags()
+	p := &frags[i]
 	switch p.shared {
 	case sharedError:
 		return Str(r.View.Error)
@@ -488,14 +457,14 @@ func (r *Renderer) Key(i int) uint64 {
 		cur := r.live.cur
 		in := cur.in
 		k := Mix(r.live.applied, r.live.logV.Key(), uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed()))
-		for j := range cur.frags {
-			if sh := cur.frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh != sharedTimeline && sh != sharedMarks {
-				k = Mix(k, cur.frags[j].Key())
+		for j := range frags {
+			if sh := frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh != sharedTimeline && sh != sharedMarks {
+				k = Mix(k, key(in, &frags[j]))
 			}
 		}
 		return k
 	}
-	return p.Key()
+	return key(rn.in, p)
 }
 
 // Frame appends to out the fragments that changed since the last frame:
@@ -507,8 +476,9 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 	held, before := false, len(out)
 	buf := getBuffer()
 	defer buffers.Put(buf)
-	for i := range r.rn.frags {
-		p := &r.rn.frags[i]
+	frags := r.live.frags()
+	for i := range frags {
+		p := &frags[i]
 		if p.shared == sharedRoom && r.View.Role == RoleFollower {
 			continue // a follower's page has no room panel of its own
 		}
@@ -529,7 +499,7 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 		}
 		buf.Reset()
 		r.Renders++
-		if err := p.Comp(r.View).Render(context.Background(), buf); err != nil {
+		if err := r.live.comp(r.rn, p, r.View).Render(context.Background(), buf); err != nil {
 			return out, fmt.Errorf("render %s: %w", p.ID, err)
 		}
 		r.keys[i] = k
@@ -578,17 +548,17 @@ func (r *Renderer) appendMarks(out []Rendered, i int, k uint64) []Rendered {
 	case ok && t == 0 && drop == 0:
 		return out
 	case !ok:
-		return append(out, Rendered{ID: r.rn.frags[i].ID, HTML: full()})
+		return append(out, Rendered{ID: r.live.frags()[i].ID, HTML: full()})
 	}
 	r.Renders++
 	var b bytes.Buffer
 	_ = ui.TimelineMarksAdded(pre, drop, marks[len(marks)-t:]).Render(context.Background(), &b)
-	return append(out, Rendered{ID: r.rn.frags[i].ID, HTML: b.Bytes(), Full: full})
+	return append(out, Rendered{ID: r.live.frags()[i].ID, HTML: b.Bytes(), Full: full})
 }
 
 // Render renders fragment i (of Live.Fragments) for this viewer.
 func (r *Renderer) Render(i int, w io.Writer) error {
-	return r.live.shown().frags[i].Comp(r.View).Render(context.Background(), w)
+	return r.live.comp(r.live.shown(), &r.live.frags()[i], r.View).Render(context.Background(), w)
 }
 
 // All renders every fragment, whatever was sent: a whole demo for a page

@@ -3,19 +3,23 @@ package demo
 import (
 	"hash/maphash"
 	"math"
+	"sync"
 
 	"github.com/a-h/templ"
 
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
-// A demo declares its section once, as a list of parts. A fragment is an
-// element with an id that frames replace: it has a key, a cheap summary of
-// the inputs it reads (a version, a count) that changes whenever they do,
-// and a component. The framework (Live) renders a fragment only when its
-// key changed since the last frame of the same viewer, sends it only when
-// its HTML changed, and composes the page's section from the same list, so
-// the page and the frames can never disagree on what a fragment is.
+// A demo declares its section once, for all its sessions, as a list of
+// parts (Kind.Parts). A fragment is an element with an id that frames
+// replace: it has a key, a cheap summary of the inputs it reads (a version,
+// a count) that changes whenever they do, and a component. Both are
+// functions of the demo (the session's Instance), so the list holds no
+// session's state: a session costs its demo, not a copy of its layout. The
+// framework (Live) renders a fragment only when its key changed since the
+// last frame of the same viewer, sends it only when its HTML changed, and
+// composes the page's section from the same list, so the page and the
+// frames can never disagree on what a fragment is.
 //
 // What the page draws from its own clock between frames (a countdown's
 // text, a chart's scrolling) is not an input: a fragment need not be sent
@@ -28,29 +32,81 @@ import (
 // element of the demo's own); static parts (the one-line notes where a
 // demo simplifies, titles) render once with the page and never change.
 
+// Layout is a demo's section as declared (Declare): its parts, and every
+// fragment in section order with the framework's own (the clock, the
+// timeline, its marks, the room) around the demo's, listed once for all
+// sessions of the kind.
+type Layout struct {
+	parts []Part
+	once  sync.Once
+	frags []Part
+}
+
+// Declare declares a demo's section: its parts, in the page's order.
+func Declare(parts ...Part) *Layout { return &Layout{parts: parts} }
+
+// fragments returns every fragment of the section for a kind of prefix,
+// with the shared ones named: listed on first use, then kept.
+func (s *Layout) fragments(prefix string) []Part {
+	s.once.Do(func() {
+		s.frags = append(s.frags, Part{ID: prefix + "-clock", shared: sharedClock})
+		var walk func(ps []Part)
+		walk = func(ps []Part) {
+			for _, p := range ps {
+				switch {
+				case p.layout() != nil:
+					walk(p.more.parts)
+				case p.ID != "" || p.shared != notShared:
+					p.ID = sharedID(prefix, p)
+					s.frags = append(s.frags, p)
+				}
+			}
+		}
+		walk(s.parts)
+		s.frags = append(s.frags, Part{ID: prefix + "-timeline", shared: sharedTimeline},
+			Part{ID: prefix + "-timeline-marks", shared: sharedMarks},
+			Part{ID: prefix + "-room", shared: sharedRoom})
+	})
+	return s.frags
+}
+
+// sharedID returns the id of a part: a shared fragment's is the prefix's.
+func sharedID(prefix string, p Part) string {
+	switch p.shared {
+	case sharedControls:
+		return prefix + "-controls"
+	case sharedError:
+		return prefix + "-error"
+	case sharedLive:
+		return prefix + "-live"
+	case sharedSnapshot:
+		return prefix + "-snapshot"
+	}
+	return p.ID
+}
+
 // Part is one piece of a demo's section: a fragment, a box of parts, static
 // content, or one of the framework's shared fragments.
 type Part struct {
 	// ID is a fragment's element id; "" for a box or static content.
 	ID string
-	// Key summarizes what the fragment reads: equal keys mean equal HTML
-	// for the same viewer. Nil for static content.
-	Key func() uint64
-	// Comp renders the part for a viewer.
-	Comp func(v View) templ.Component
+	// Key summarizes what the fragment reads of the demo: equal keys mean
+	// equal HTML for the same viewer. Nil for static content.
+	Key func(in Instance) uint64
+	// Comp renders the part of the demo for a viewer.
+	Comp func(in Instance, v View) templ.Component
 
 	shared shared    // one of the framework's fragments
-	more   *partMore // what few parts have (a box, an enclosure, the live region): every
-	// session holds its demo's parts and bound fragments, so a Part is kept small
+	more   *partMore // what few parts have (a box, an enclosure, the live region)
 }
 
 // partMore is what a box, an enclosure or the live region has beside a
 // Part's own fields.
 type partMore struct {
-	class  string               // a box: the class of its <div>
-	parts  []Part               // a box's parts, or an enclosure's
-	around bool                 // an enclosure: Comp renders parts as its children
-	text   func(ui.Lang) string // the live region's sentence
+	class  string                              // a box: the class of its <div>
+	parts  []Part                              // a box's parts, or an enclosure's
+	around bool                                // an enclosure: Comp renders parts as its children
+	text   func(in Instance, l ui.Lang) string // the live region's sentence
 }
 
 // layout returns p's box or enclosure, or nil.
@@ -73,15 +129,21 @@ const (
 	sharedLog
 )
 
-// Fragment declares a fragment of the demo: the element with id, rendered
-// by comp whenever key changes.
-func Fragment(id string, key func() uint64, comp func(v View) templ.Component) Part {
-	return Part{ID: id, Key: key, Comp: comp}
+// Fragment declares a fragment of demos of type D: the element with id,
+// rendered by comp whenever key changes. Both are given the session's
+// demo: method expressions ((*Demo).fooKey) serve.
+func Fragment[D Instance](id string, key func(d D) uint64, comp func(d D, v View) templ.Component) Part {
+	return Part{ID: id,
+		Key:  func(in Instance) uint64 { return key(in.(D)) },
+		Comp: func(in Instance, v View) templ.Component { return comp(in.(D), v) }}
 }
 
 // Static declares content that is rendered with the page only: it carries
-// no id and no frame ever replaces it.
-func Static(comp func(v View) templ.Component) Part { return Part{Comp: comp} }
+// no id and no frame ever replaces it. It reads no demo: the page shows it
+// whatever the state.
+func Static(comp func(v View) templ.Component) Part {
+	return Part{Comp: func(_ Instance, v View) templ.Component { return comp(v) }}
+}
 
 // Note declares a one-line note where the demo simplifies real
 // Kubernetes: static content, on the page from its first load whatever the
@@ -99,9 +161,11 @@ func Box(class string, parts ...Part) Part {
 // Around lays parts out inside the element comp renders, where it says
 // { children... }: a wrapper that is more than a <div class="…"> (a
 // <section> with a heading and test ids of its own). Like a box, it is
-// rendered with the page only; its parts are fragments like any other.
+// rendered with the page only, and reads no demo; its parts are fragments
+// like any other.
 func Around(comp func(v View) templ.Component, parts ...Part) Part {
-	return Part{Comp: comp, more: &partMore{parts: parts, around: true}}
+	return Part{Comp: func(_ Instance, v View) templ.Component { return comp(v) },
+		more: &partMore{parts: parts, around: true}}
 }
 
 // Controls places the pace controls (the controller switch where the demo
@@ -116,26 +180,29 @@ func Snapshot() Part { return Part{shared: sharedSnapshot} }
 
 // LiveText places the polite live region that says each reconcile in one
 // sentence: <prefix>-live. key changes whenever text would.
-func LiveText(key func() uint64, text func(l ui.Lang) string) Part {
-	return Part{shared: sharedLive, Key: key, more: &partMore{text: text}}
+func LiveText[D Instance](key func(d D) uint64, text func(d D, l ui.Lang) string) Part {
+	return Part{shared: sharedLive,
+		Key:  func(in Instance) uint64 { return key(in.(D)) },
+		more: &partMore{text: func(in Instance, l ui.Lang) string { return text(in.(D), l) }}}
 }
 
-// LogSource is a log the page shows: a key that changes with every event
-// (the newest event's number, with the demo's epoch if a reset starts the
-// numbers again), its newest lines in a language, and its title.
-type LogSource struct {
-	Key   func() uint64
-	Lines func(l ui.Lang) []ui.LogLine
+// LogSource is a log the page shows of demos of type D: a key that
+// changes with every event (the newest event's number, with the demo's
+// epoch if a reset starts the numbers again), its newest lines in a
+// language, and its title.
+type LogSource[D Instance] struct {
+	Key   func(d D) uint64
+	Lines func(d D, l ui.Lang) []ui.LogLine
 	Title func(l ui.Lang) string
 }
 
 // Log places a log panel owning id (the demo's prefix for its main log,
 // "<prefix>-log"; another prefix for a second log).
-func Log(prefix string, src LogSource) Part {
+func Log[D Instance](prefix string, src LogSource[D]) Part {
 	return Part{ID: prefix + "-log", shared: sharedLog,
-		Key: src.Key,
-		Comp: func(v View) templ.Component {
-			return ui.Log(v.Lang, prefix, src.Title(v.Lang), src.Lines(v.Lang))
+		Key: func(in Instance) uint64 { return src.Key(in.(D)) },
+		Comp: func(in Instance, v View) templ.Component {
+			return ui.Log(v.Lang, prefix, src.Title(v.Lang), src.Lines(in.(D), v.Lang))
 		}}
 }
 

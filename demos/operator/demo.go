@@ -43,6 +43,7 @@ var Kind = demo.Kind{
 		"set-members": demo.Int("members", MinMembers, MaxMembers),
 		"backup":      demo.Bool("present"),
 	},
+	Parts:      parts,
 	New:        func(opt demo.Options) demo.Instance { return NewDemo(opt, false) },
 	Restore:    demo.RestoreWith(RestoreDemo),
 	Shared:     []string{"cluster.css", "chart.css", "chart.js"},
@@ -87,43 +88,44 @@ func (d *Demo) Apply(c demo.Command) error {
 	return nil
 }
 
-// Parts declares the demo's section: the Spec beside the Status, the
+// parts declares the demo's section: the Spec beside the Status, the
 // members, the notes where the demo simplifies, the next difference, the
-// pace, the last move beside the phase history, the log. The Spec panel reads only the declared count and the
-// backup; the rest read the state's version.
-func (d *Demo) Parts() []demo.Part {
-	state := func() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }
-	return []demo.Part{
-		demo.Box("op-state",
-			demo.Fragment("op-spec", func() uint64 { return demo.Mix(demo.I(d.res.Spec.Members), demo.B(d.Backup())) }, d.specFrag),
-			demo.Fragment("op-status", func() uint64 { return demo.Mix(state(), demo.I(d.res.Spec.Members)) }, d.statusFrag),
-		),
-		demo.Fragment("op-members", state, d.membersFrag),
-		// Beside the Spec, the Status and the members, before the next
-		// move and the pace: how a real operator differs.
-		demo.Box("notes",
-			demo.Note("crd", func(l ui.Lang) string { return T(l, "op.note.crd") }),
-			demo.Note("world", func(l ui.Lang) string { return T(l, "op.note.world") }),
-			demo.Note("scale-down", func(l ui.Lang) string { return T(l, "op.note.scale-down") }),
-			demo.Note("one-move", func(l ui.Lang) string { return T(l, "op.note.one-move") }),
-			demo.Note("watch", func(l ui.Lang) string { return T(l, "op.note.watch") }),
-		),
-		demo.Fragment("op-next", func() uint64 { return demo.Mix(state(), demo.I(d.res.Spec.Members), demo.B(d.Backup())) }, d.nextFrag),
-		demo.Controls(),
-		demo.Error(),
-		demo.Box("lower",
-			demo.Fragment("op-last", func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.lastFrag),
-			demo.Fragment("op-chart", func() uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, d.chartFrag),
-		),
-		demo.Log(Prefix, demo.LogSource{
-			Key:   func() uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
-			Lines: func(l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
-			Title: func(l ui.Lang) string { return T(l, "op.log") },
-		}),
-		demo.LiveText(func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.liveText),
-		demo.Snapshot(),
-	}
-}
+// pace, the last move beside the phase history, the log. The Spec panel
+// reads only the declared count and the backup; the rest read the state's
+// version.
+var parts = demo.Declare(
+	demo.Box("op-state",
+		demo.Fragment("op-spec", func(d *Demo) uint64 { return demo.Mix(demo.I(d.res.Spec.Members), demo.B(d.Backup())) }, (*Demo).specFrag),
+		demo.Fragment("op-status", func(d *Demo) uint64 { return demo.Mix(d.stateKey(), demo.I(d.res.Spec.Members)) }, (*Demo).statusFrag),
+	),
+	demo.Fragment("op-members", (*Demo).stateKey, (*Demo).membersFrag),
+	// Beside the Spec, the Status and the members, before the next
+	// move and the pace: how a real operator differs.
+	demo.Box("notes",
+		demo.Note("crd", func(l ui.Lang) string { return T(l, "op.note.crd") }),
+		demo.Note("world", func(l ui.Lang) string { return T(l, "op.note.world") }),
+		demo.Note("scale-down", func(l ui.Lang) string { return T(l, "op.note.scale-down") }),
+		demo.Note("one-move", func(l ui.Lang) string { return T(l, "op.note.one-move") }),
+		demo.Note("watch", func(l ui.Lang) string { return T(l, "op.note.watch") }),
+	),
+	demo.Fragment("op-next", func(d *Demo) uint64 { return demo.Mix(d.stateKey(), demo.I(d.res.Spec.Members), demo.B(d.Backup())) }, (*Demo).nextFrag),
+	demo.Controls(),
+	demo.Error(),
+	demo.Box("lower",
+		demo.Fragment("op-last", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).lastFrag),
+		demo.Fragment("op-chart", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, (*Demo).chartFrag),
+	),
+	demo.Log(Prefix, demo.LogSource[*Demo]{
+		Key:   func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
+		Lines: func(d *Demo, l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
+		Title: func(l ui.Lang) string { return T(l, "op.log") },
+	}),
+	demo.LiveText(func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).liveText),
+	demo.Snapshot(),
+)
+
+// stateKey is the state's version, with the epoch a reset moves on.
+func (d *Demo) stateKey() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }
 
 // SnapshotJSON returns the snapshot the page keeps.
 func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }

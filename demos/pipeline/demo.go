@@ -95,6 +95,7 @@ var Kind = demo.Kind{
 		"secret-watch":     demo.Bool("on"),
 		"child-edit":       demo.Name("name"),
 	},
+	Parts:      parts,
 	New:        func(demo.Options) demo.Instance { return NewDemo() },
 	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
 	CSS:        css,

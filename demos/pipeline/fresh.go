@@ -34,10 +34,10 @@ var (
 
 // kept returns fragment id's component, whose HTML is kept in freshHTML
 // while the demo shows the starting state.
-func (d *Demo) kept(id string, comp func(demo.View) templ.Component) func(demo.View) templ.Component {
-	return func(v demo.View) templ.Component {
+func kept(id string, comp func(*Demo, demo.View) templ.Component) func(*Demo, demo.View) templ.Component {
+	return func(d *Demo, v demo.View) templ.Component {
 		if d.w != nil {
-			return comp(v)
+			return comp(d, v)
 		}
 		key := freshKey{id: id, lang: v.Lang, readOnly: readOnly(v)}
 		if h, ok := freshHTML.Load(key); ok {
@@ -45,7 +45,7 @@ func (d *Demo) kept(id string, comp func(demo.View) templ.Component) func(demo.V
 		}
 		return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 			var b bytes.Buffer
-			if err := comp(v).Render(ctx, &b); err != nil {
+			if err := comp(d, v).Render(ctx, &b); err != nil {
 				return err // not kept: rendered again next time
 			}
 			freshHTML.Store(key, b.Bytes())

@@ -33,47 +33,53 @@ type versions struct{ epoch, acted demo.Version }
 // settings, an external record) into keys.
 var keySeed = maphash.MakeSeed()
 
-// Parts declares the demo's section: the metrics strip, the five lanes
+// parts declares the demo's section: the metrics strip, the five lanes
 // (API server → informer cache → workqueue and its rate limiter → workers →
 // writes back), the settings beside the pace, the refusal, the traps panel,
 // the lab's report and the log. The notes on what the demo simplifies sit
 // under the part each concerns, outside every fragment, so they are on the
 // page from its first load whatever the settings.
-func (d *Demo) Parts() []demo.Part {
-	frag := func(id string, key func() uint64, comp func(demo.View) templ.Component) demo.Part {
-		return demo.Fragment(id, key, d.kept(id, comp))
-	}
-	log := demo.Log(Prefix, demo.LogSource{
-		Key:   d.logKey,
-		Lines: d.logNewest,
+var parts = demo.Declare(
+	frag("pp-metrics", (*Demo).metricsKey, (*Demo).metricsFrag),
+	notes("counters"),
+	demo.Box("pp-lanes",
+		demo.Box("pp-col pp-col-api", frag("pp-api", (*Demo).apiKey, (*Demo).apiFrag), notes("rv", "gc", "apf")),
+		demo.Box("pp-col pp-col-cache", frag("pp-cache", (*Demo).cacheKey, (*Demo).cacheFrag), notes("delays", "resync")),
+		demo.Box("pp-col pp-col-queue",
+			frag("pp-queue", (*Demo).queueLaneKey, (*Demo).queueFrag),
+			frag("pp-limiter", (*Demo).limiterKey, (*Demo).limiterFrag),
+			notes("queue")),
+		demo.Box("pp-col pp-col-workers", frag("pp-workers", (*Demo).workersKey, (*Demo).workersFrag), notes("observe-beat")),
+		demo.Box("pp-col pp-col-writes", frag("pp-writes", (*Demo).writesKey, (*Demo).writesFrag), notes("identical-write", "ssa")),
+	),
+	demo.Box("pp-bar",
+		frag("pp-settings", (*Demo).settingsKey, (*Demo).settingsFrag),
+		demo.Controls(),
+		notes("predicate-scope", "redeploy"),
+	),
+	demo.Error(),
+	frag("pp-traps", (*Demo).trapsKey, (*Demo).trapsFrag),
+	frag("pp-report", (*Demo).reportKey, (*Demo).reportFrag),
+	keptLog(demo.Log(Prefix, demo.LogSource[*Demo]{
+		Key:   (*Demo).logKey,
+		Lines: (*Demo).logNewest,
 		Title: func(l ui.Lang) string { return T(l, "pp.log") },
-	})
-	log.Comp = d.kept(log.ID, log.Comp)
-	return []demo.Part{
-		frag("pp-metrics", d.metricsKey, d.metricsFrag),
-		notes("counters"),
-		demo.Box("pp-lanes",
-			demo.Box("pp-col pp-col-api", frag("pp-api", d.apiKey, d.apiFrag), notes("rv", "gc", "apf")),
-			demo.Box("pp-col pp-col-cache", frag("pp-cache", d.cacheKey, d.cacheFrag), notes("delays", "resync")),
-			demo.Box("pp-col pp-col-queue",
-				frag("pp-queue", d.queueLaneKey, d.queueFrag),
-				frag("pp-limiter", d.limiterKey, d.limiterFrag),
-				notes("queue")),
-			demo.Box("pp-col pp-col-workers", frag("pp-workers", d.workersKey, d.workersFrag), notes("observe-beat")),
-			demo.Box("pp-col pp-col-writes", frag("pp-writes", d.writesKey, d.writesFrag), notes("identical-write", "ssa")),
-		),
-		demo.Box("pp-bar",
-			frag("pp-settings", d.settingsKey, d.settingsFrag),
-			demo.Controls(),
-			notes("predicate-scope", "redeploy"),
-		),
-		demo.Error(),
-		frag("pp-traps", d.trapsKey, d.trapsFrag),
-		frag("pp-report", d.reportKey, d.reportFrag),
-		log,
-		demo.LiveText(d.liveKey, d.liveLine),
-		demo.Snapshot(),
-	}
+	})),
+	demo.LiveText((*Demo).liveKey, (*Demo).liveLine),
+	demo.Snapshot(),
+)
+
+// frag declares a fragment whose starting state's HTML is kept (kept).
+func frag(id string, key func(*Demo) uint64, comp func(*Demo, demo.View) templ.Component) demo.Part {
+	return demo.Fragment(id, key, kept(id, comp))
+}
+
+// keptLog keeps the log's starting HTML as kept does a fragment's.
+func keptLog(log demo.Part) demo.Part {
+	comp := log.Comp
+	k := kept(log.ID, func(d *Demo, v demo.View) templ.Component { return comp(d, v) })
+	log.Comp = func(in demo.Instance, v demo.View) templ.Component { return k(in.(*Demo), v) }
+	return log
 }
 
 // notes places the one-line notes on topics, in the page only (static).

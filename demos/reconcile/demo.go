@@ -41,6 +41,7 @@ var Kind = demo.Kind{
 		"replicas-dec": {},
 		"set-replicas": demo.Int("replicas", 0, MaxDesired),
 	},
+	Parts:      parts,
 	New:        func(opt demo.Options) demo.Instance { return NewDemo(opt, 3, true) },
 	Restore:    demo.RestoreWith(RestoreDemo),
 	Shared:     []string{"cluster.css", "diff.css", "chart.css", "chart.js"},
@@ -83,39 +84,37 @@ func (d *Demo) Apply(c demo.Command) error {
 	return nil
 }
 
-// Parts declares the demo's section: desired and observed side by side,
+// parts declares the demo's section: desired and observed side by side,
 // the diff line, the pace, the last reconcile beside the chart, the notes
 // where the demo simplifies, the log.
 // Each fragment's key is what it reads: the declared count, the state's
 // version, the last report's, the history's, the log's newest event.
-func (d *Demo) Parts() []demo.Part {
-	return []demo.Part{
-		demo.Box("rc-state",
-			demo.Fragment("rc-desired", func() uint64 { return uint64(d.Desired()) }, d.desiredFrag),
-			demo.Fragment("rc-observed", func() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }, d.observedFrag),
-		),
-		demo.Fragment("rc-diff", func() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key(), demo.B(d.Controller())) }, d.diffFrag),
-		demo.Controls(),
-		demo.Error(),
-		demo.Box("lower",
-			demo.Fragment("rc-actions", func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.actionsFrag),
-			demo.Fragment("rc-chart", func() uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, d.chartFrag),
-		),
-		// Beside what the controller just did: how a real one differs.
-		demo.Box("notes",
-			demo.Note("failed-pods", func(l ui.Lang) string { return T(l, "rc.note.failed-pods") }),
-			demo.Note("scale-down", func(l ui.Lang) string { return T(l, "rc.note.scale-down") }),
-			demo.Note("resync", func(l ui.Lang) string { return T(l, "rc.note.resync") }),
-		),
-		demo.Log(Prefix, demo.LogSource{
-			Key:   func() uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
-			Lines: func(l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
-			Title: func(l ui.Lang) string { return T(l, "rc.log") },
-		}),
-		demo.LiveText(func() uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, d.liveText),
-		demo.Snapshot(),
-	}
-}
+var parts = demo.Declare(
+	demo.Box("rc-state",
+		demo.Fragment("rc-desired", func(d *Demo) uint64 { return uint64(d.Desired()) }, (*Demo).desiredFrag),
+		demo.Fragment("rc-observed", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }, (*Demo).observedFrag),
+	),
+	demo.Fragment("rc-diff", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key(), demo.B(d.Controller())) }, (*Demo).diffFrag),
+	demo.Controls(),
+	demo.Error(),
+	demo.Box("lower",
+		demo.Fragment("rc-actions", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).actionsFrag),
+		demo.Fragment("rc-chart", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, (*Demo).chartFrag),
+	),
+	// Beside what the controller just did: how a real one differs.
+	demo.Box("notes",
+		demo.Note("failed-pods", func(l ui.Lang) string { return T(l, "rc.note.failed-pods") }),
+		demo.Note("scale-down", func(l ui.Lang) string { return T(l, "rc.note.scale-down") }),
+		demo.Note("resync", func(l ui.Lang) string { return T(l, "rc.note.resync") }),
+	),
+	demo.Log(Prefix, demo.LogSource[*Demo]{
+		Key:   func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
+		Lines: func(d *Demo, l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
+		Title: func(l ui.Lang) string { return T(l, "rc.log") },
+	}),
+	demo.LiveText(func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).liveText),
+	demo.Snapshot(),
+)
 
 // SnapshotJSON returns the snapshot the page keeps.
 func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }

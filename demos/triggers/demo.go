@@ -53,6 +53,7 @@ var Kind = demo.Kind{
 		"swap-next":      {},
 		"restart":        {},
 	},
+	Parts:      parts,
 	New:        func(demo.Options) demo.Instance { return NewDemo() },
 	Restore:    demo.RestoreWith(func(_ demo.Options, snap Snapshot) (*Demo, error) { return RestoreDemo(snap) }),
 	Shared:     []string{"cluster.css", "diff.css"},
@@ -116,56 +117,54 @@ func refuseRestarting(err error) error {
 	return err
 }
 
-// Parts declares the demo's section: the change both clusters receive
+// parts declares the demo's section: the change both clusters receive
 // and the ways to break their streams, the pace, the two columns (edge |
 // level), each with its diff line, pods, stream, controller log and notes,
 // the notes on both streams, then the chapter's table. A side's fragments
 // key on what that side shows (keys.go), so an event delivered to one side
 // renders only its own.
-func (d *Demo) Parts() []demo.Part {
-	return []demo.Part{
-		demo.Box("tr-shared",
-			demo.Fragment("tr-desired", func() uint64 { return demo.I(d.w.Desired()) }, d.desiredFrag),
-			demo.Fragment("tr-breakers", d.breakersKey, d.breakersFrag),
-		),
-		demo.Controls(),
-		demo.Error(),
-		demo.Box("tr-sides",
-			d.sideParts(edgeSide, demo.Box("notes",
-				demo.Note("relist", func(l ui.Lang) string { return T(l, "tr.note.relist") }),
-				demo.Note("quota", func(l ui.Lang) string { return T(l, "tr.note.quota") }))),
-			d.sideParts(levelSide, demo.Box("notes",
-				demo.Note("resync", func(l ui.Lang) string { return T(l, "tr.note.resync") }))),
-		),
-		// Under both streams: how real events travel, and what a real
-		// ReplicaSet does with a Failed pod.
-		demo.Box("notes",
-			demo.Note("delivery", func(l ui.Lang) string { return T(l, "tr.note.delivery") }),
-			demo.Note("failed-pods", func(l ui.Lang) string { return T(l, "tr.note.failed-pods") }),
-		),
-		demo.Fragment("tr-lesson", d.lessonKey, d.lessonFrag),
-		demo.LiveText(d.liveKey, d.liveText),
-		// Last: writing the snapshot ends a frame's reading of the world.
-		demo.Snapshot(),
-	}
-}
+var parts = demo.Declare(
+	demo.Box("tr-shared",
+		demo.Fragment("tr-desired", func(d *Demo) uint64 { return demo.I(d.w.Desired()) }, (*Demo).desiredFrag),
+		demo.Fragment("tr-breakers", (*Demo).breakersKey, (*Demo).breakersFrag),
+	),
+	demo.Controls(),
+	demo.Error(),
+	demo.Box("tr-sides",
+		sideParts(edgeSide, demo.Box("notes",
+			demo.Note("relist", func(l ui.Lang) string { return T(l, "tr.note.relist") }),
+			demo.Note("quota", func(l ui.Lang) string { return T(l, "tr.note.quota") }))),
+		sideParts(levelSide, demo.Box("notes",
+			demo.Note("resync", func(l ui.Lang) string { return T(l, "tr.note.resync") }))),
+	),
+	// Under both streams: how real events travel, and what a real
+	// ReplicaSet does with a Failed pod.
+	demo.Box("notes",
+		demo.Note("delivery", func(l ui.Lang) string { return T(l, "tr.note.delivery") }),
+		demo.Note("failed-pods", func(l ui.Lang) string { return T(l, "tr.note.failed-pods") }),
+	),
+	demo.Fragment("tr-lesson", (*Demo).lessonKey, (*Demo).lessonFrag),
+	demo.LiveText((*Demo).liveKey, (*Demo).liveText),
+	// Last: writing the snapshot ends a frame's reading of the world.
+	demo.Snapshot(),
+)
 
 // sideParts declares side i's column (of sides): its heading around its
 // four fragments, then its notes.
-func (d *Demo) sideParts(i int, notes demo.Part) demo.Part {
+func sideParts(i int, notes demo.Part) demo.Part {
 	s := sides[i]
 	id := Prefix + "-" + s.String()
-	keys := func() *sideKeys { return &d.keys().side[i] }
+	keys := func(d *Demo) *sideKeys { return &d.keys().side[i] }
 	parts := []demo.Part{
-		demo.Fragment(id+"-diff", func() uint64 { return keys().diff },
-			func(v demo.View) templ.Component { return d.diffFrag(v.Lang, i) }),
-		demo.Fragment(id+"-observed", func() uint64 { return keys().observed },
-			func(v demo.View) templ.Component { return d.observedFrag(v.Lang, i) }),
-		demo.Fragment(id+"-stream", func() uint64 { return keys().stream },
-			func(v demo.View) templ.Component { return d.streamFrag(v.Lang, i) }),
-		demo.Log(id, demo.LogSource{
-			Key:   func() uint64 { return keys().log },
-			Lines: func(l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },
+		demo.Fragment(id+"-diff", func(d *Demo) uint64 { return keys(d).diff },
+			func(d *Demo, v demo.View) templ.Component { return d.diffFrag(v.Lang, i) }),
+		demo.Fragment(id+"-observed", func(d *Demo) uint64 { return keys(d).observed },
+			func(d *Demo, v demo.View) templ.Component { return d.observedFrag(v.Lang, i) }),
+		demo.Fragment(id+"-stream", func(d *Demo) uint64 { return keys(d).stream },
+			func(d *Demo, v demo.View) templ.Component { return d.streamFrag(v.Lang, i) }),
+		demo.Log(id, demo.LogSource[*Demo]{
+			Key:   func(d *Demo) uint64 { return keys(d).log },
+			Lines: func(d *Demo, l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },
 			Title: func(l ui.Lang) string { return T(l, "tr.log."+s.String()) },
 		}),
 	}
