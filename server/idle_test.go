@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -213,4 +214,59 @@ func TestSnapshotBeat(t *testing.T) {
 			t.Errorf("the page's newest snapshot is not the present's:\n got %.300s\nwant %.300s", last, got)
 		}
 	})
+}
+
+// TestIdleSessionStackStaysSmall: what a session does when it wakes (a
+// demo's step, a replay, rendering a frame) runs aside, so the goroutine
+// that waits for the session's page for as long as it is open keeps the
+// stack it started with: idle sessions do not bring about the garbage
+// collection that would shrink it. Sessions of every demo, waiting as they
+// started, then once each sent its first frame and acted once: their
+// stacks have not grown.
+func TestIdleSessionStackStaysSmall(t *testing.T) {
+	const n = 100 // sessions of each demo
+	stacks := func() uint64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.StackInuse
+	}
+	srv, ctx := runHub(t, Config{SessionTTL: time.Minute, MaxSessionsPerAddr: 10 * n, Logger: slog.New(slog.DiscardHandler)})
+	type started struct {
+		k    demo.Kind
+		sess *session
+	}
+	var all []started
+	for _, k := range demos.All() {
+		for range n {
+			sess, _, err := srv.hub.joinSession(ctx, newSID(), srv.kinds[k.Name], "192.0.2.1", tmpl.Ja)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, started{k, sess})
+		}
+	}
+	runtime.GC()
+	before := stacks()
+	// One after another: the goroutine that did a session's work is gone
+	// before the next starts (a dead goroutine's grown stack is freed, and
+	// the next one takes it).
+	for _, s := range all {
+		c := sockets.Detached()
+		s.sess.attach <- c
+		s.sess.cmds <- demo.Decode(s.sess.kind, []byte(s.k.Load[0].Send))
+		for deadline := time.Now().Add(waitLong); ; {
+			if f := c.Take(); f != nil && strings.Contains(string(f), s.k.Load[0].Expect) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no frame answered %s", s.k.Name, s.k.Load[0].Send)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	grown := (float64(stacks()) - float64(before)) / float64(len(all))
+	t.Logf("stacks grew by %.0f B per session", grown)
+	if grown > 1024 {
+		t.Errorf("a session's stack grew by %.0f B once it rendered and acted", grown)
+	}
 }
