@@ -36,5 +36,10 @@
       if (g) drawTicks(g, span);
     });
   }
-  setInterval(drawCharts, 100);
+  // Drawn in the same task as what moves them: the clock's tick
+  // (app.js sets its data-value) or a frame that swaps a chart in. A timer
+  // of its own had made the browser lay out and paint a quiet demo twice
+  // a tick.
+  new MutationObserver(drawCharts).observe(document.body,
+    { subtree: true, childList: true, attributeFilter: ['data-value'] });
 })();

@@ -264,8 +264,11 @@ func FuzzDemo(f *testing.F) {
 // seeds reach, and reports the largest snapshot they made.
 func TestRandomPrograms(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	largest := 0
-	for n := 0; n < 100; n++ {
+	largest, programs := 0, 100
+	if demotest.Race {
+		programs = 20
+	}
+	for n := 0; n < programs; n++ {
 		prog := make([]byte, 2*maxOps)
 		for i := range prog {
 			prog[i] = byte(rng.Intn(256))
