@@ -562,6 +562,9 @@ test.describe('pipeline: languages and accessibility', () => {
       await fill(d);
       await setTrap(d, 'runaway', true);
       await expect(trap(d, 'runaway').getByTestId('trap-symptom')).toBeVisible();
+      // Scanned still: a runaway's frames would swap the page under axe.
+      await flip(d, 'pause', 'true');
+      await expect(d.getByTestId('clock')).toHaveAttribute('data-paused', 'true');
       expect(await axe(page), 'a full page').toEqual([]);
     });
   }
