@@ -497,3 +497,22 @@ func (l smallSendBuffer) Accept() (net.Conn, error) {
 	}
 	return c, err
 }
+
+// TestCloseFrameSurvivesAFlood: a socket closed for flooding gets its close
+// frame (1008), though it kept sending and read nothing until it stopped.
+// The server lets it read the frame before it closes: closed with the
+// flood unread, the connection would be reset, and a reset can discard the
+// close frame on its way.
+func TestCloseFrameSurvivesAFlood(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, Config{Sim: quiet})
+	c := dial(t, ts, "reconcile", newSID(), "en")
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+		if c.ws.WriteMessage(websocket.TextMessage, []byte(htmx("step"))) != nil {
+			break
+		}
+	}
+	if code := c.waitClose(waitLong); code != websocket.ClosePolicyViolation {
+		t.Fatalf("close code %d, want %d", code, websocket.ClosePolicyViolation)
+	}
+}

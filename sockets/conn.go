@@ -2,6 +2,7 @@ package sockets
 
 import (
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -225,11 +226,33 @@ func (c *Conn) write() {
 			}
 		}
 		if closing {
-			c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(WriteWait))
+			if c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(WriteWait)) == nil {
+				c.linger()
+			}
 			c.finish()
 			return
 		}
 	}
+}
+
+// CloseLinger bounds how long a closed socket waits for its peer to close
+// too, after the close frame.
+const CloseLinger = time.Second
+
+// linger lets the peer read the close frame before the socket closes. A
+// socket closed with unread input (a peer still sending: a flood, a
+// message too big) is reset by the kernel, and a reset can discard the
+// close frame before the peer reads it, so the peer would not learn why.
+// So the close frame is followed by the end of what this side sends, and
+// what the peer still sends is read and dropped until it closes too, or
+// CloseLinger passes.
+func (c *Conn) linger() {
+	nc := c.ws.NetConn()
+	if hc, ok := nc.(interface{ CloseWrite() error }); ok {
+		hc.CloseWrite()
+	}
+	nc.SetReadDeadline(time.Now().Add(CloseLinger))
+	io.Copy(io.Discard, nc)
 }
 
 // finish closes the socket for good: the reader fails on its next read and
