@@ -130,9 +130,9 @@ func (l *Live) comp(rn *run, p *Part, v View) templ.Component {
 	return p.Comp(in, v)
 }
 
-// key returns the key of fragment p of run rn that depends on the demo
+// demoKey returns the key of fragment p that depends on the demo in
 // alone: the clock's, the controls', or one the demo declared.
-func key(in Instance, p *Part) uint64 {
+func demoKey(in Instance, p *Part) uint64 {
 	switch p.shared {
 	case sharedClock:
 		return Mix(uint64(in.Now().Milliseconds()), B(stopped(in)), uint64(in.Speed()))
@@ -459,12 +459,12 @@ func (r *Renderer) Key(i int) uint64 {
 		k := Mix(r.live.applied, r.live.logV.Key(), uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed()))
 		for j := range frags {
 			if sh := frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh != sharedTimeline && sh != sharedMarks {
-				k = Mix(k, key(in, &frags[j]))
+				k = Mix(k, demoKey(in, &frags[j]))
 			}
 		}
 		return k
 	}
-	return key(rn.in, p)
+	return demoKey(rn.in, p)
 }
 
 // Frame appends to out the fragments that changed since the last frame:
