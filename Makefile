@@ -34,12 +34,13 @@ lint: vet
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 # go vet ran in lint: go test's own subset of it would run again. The long
-# random programs of the pipeline and triggers demos run a fifth of their
-# count under the race detector (demotest.Race), which finds nothing in
-# their single goroutine, and in full without it.
+# single-goroutine tests (random programs, replays of random sessions, link
+# lengths) run a fifth of their seeds under the race detector
+# (demotest.Runs), which finds nothing in them, and in full without it.
+LONG_TESTS := ^(TestRandomPrograms|TestFuzzPrograms|TestTimelineReplays|TestLinkLength)$$
 gotest:
 	$(GO) test -race -count=1 -vet=off ./...
-	$(GO) test -count=1 -vet=off -run '^(TestRandomPrograms|TestFuzzPrograms)$$' ./demos/pipeline ./demos/triggers
+	$(GO) test -count=1 -vet=off -run '$(LONG_TESTS)' ./demos/...
 
 # templ output is committed; regenerate and fail if anything differs.
 generate:

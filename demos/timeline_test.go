@@ -41,7 +41,7 @@ func TestLinkLength(t *testing.T) {
 	for _, k := range All() {
 		t.Run(k.Name, func(t *testing.T) {
 			worst := 0
-			for seed := range uint64(4) {
+			for seed := range uint64(demotest.Runs(4)) {
 				live := play(t, &k, 50, 5*time.Minute, seed)
 				link := live.MomentURL("https://demo.example", "/embed/"+k.Name, ui.En, live.Now().Truncate(time.Millisecond))
 				worst = max(worst, len(link))

@@ -264,10 +264,7 @@ func FuzzDemo(f *testing.F) {
 // seeds reach, and reports the largest snapshot they made.
 func TestRandomPrograms(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	largest, programs := 0, 100
-	if demotest.Race {
-		programs = 20
-	}
+	largest, programs := 0, demotest.Runs(100)
 	for n := 0; n < programs; n++ {
 		prog := make([]byte, 2*maxOps)
 		for i := range prog {

@@ -248,11 +248,7 @@ func checkInvariants(t *testing.T, d *Demo) {
 // TestFuzzPrograms runs longer programs than the seeds, in every opcode
 // mix, so that `go test` alone covers the invariants without the fuzzer.
 func TestFuzzPrograms(t *testing.T) {
-	seeds := 40
-	if demotest.Race {
-		seeds = 8
-	}
-	for seed := range seeds {
+	for seed := range demotest.Runs(40) {
 		var prog []byte
 		x := uint32(seed*2654435761 + 1)
 		for range maxOps {

@@ -91,7 +91,7 @@ func apply(t *testing.T, d *Demo, c demo.Command) {
 // TestTimelineReplays: every moment just after an action replays exactly
 // from the timeline, and a link to the last one opens it.
 func TestTimelineReplays(t *testing.T) {
-	for seed := range uint64(8) {
+	for seed := range uint64(demotest.Runs(8)) {
 		demotest.CheckReplay(t, Kind, seed, 120)
 	}
 }

@@ -5,7 +5,7 @@
 // announces each reconcile; nothing scrolls sideways on a 360 px phone;
 // reduced motion stops the spinning of pending pods.
 import AxeBuilder from '@axe-core/playwright';
-import { test, expect, open, rcDemo, opDemo, pod, podsIn, waitConverged, members, speedButton, type Page } from './fixtures';
+import { test, expect, open, rcDemo, opDemo, pod, podsIn, waitConverged, members, fast, type Page } from './fixtures';
 
 const KINDS = ['reconcile', 'triggers', 'pipeline', 'operator', 'controlplane'];
 /** Every page a visitor opens: the index, and each demo with the site's
@@ -24,13 +24,9 @@ async function fill(page: Page) {
   const rc = rcDemo(page);
   const op = opDemo(page);
   const tr = page.getByTestId('triggers-demo');
-  if (await rc.count()) {
-    await speedButton(rc, '2').click();
-    await expect(rc.getByTestId('speed')).toHaveAttribute('data-value', '2');
-  }
+  if (await rc.count()) await fast(rc);
   if (await tr.count()) {
-    await speedButton(tr, '2').click();
-    await expect(tr.getByTestId('speed')).toHaveAttribute('data-value', '2');
+    await fast(tr);
     await tr.locator('[data-testid="cluster"][data-trigger="level"] [data-testid="pod"][data-phase="Running"] [data-testid="kill"]').first().click();
     await expect(tr.locator('[data-testid="event"][data-kind="died"]')).toHaveCount(2);
   }
