@@ -95,7 +95,7 @@ func (d *Demo) side(i int) (*engine.SideView, time.Duration) {
 func (d *Demo) readSides() *reading {
 	r := &reading{now: d.w.Now()}
 	for i, s := range sides {
-		r.sides[i] = d.w.View(s)
+		r.sides[i] = d.w.Peek(s) // read and let go within the frame (release)
 	}
 	return r
 }

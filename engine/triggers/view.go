@@ -42,13 +42,22 @@ type SideView struct {
 
 // View returns one side as the page shows it.
 func (w *World) View(s Side) SideView {
+	v := w.Peek(s)
+	v.Log = cloneLog(v.Log)
+	return v
+}
+
+// Peek is View with the log's entries shared with the world, not copied:
+// they change as the world logs on, so a reader reads them before it moves
+// the world again (a frame's fragments, read and rendered at one moment).
+func (w *World) Peek(s Side) SideView {
 	if s != Edge {
 		s = Level
 	}
 	sd := &w.sides[s]
 	v := SideView{Side: s, Desired: w.desired, Restarting: w.down,
 		DuplicateArmed: sd.stream.dupNext, SwapArmed: sd.stream.swapNext,
-		Stream: sd.stream.view(w.now), Log: cloneLog(sd.log)}
+		Stream: sd.stream.view(w.now), Log: sd.log[:len(sd.log):len(sd.log)]}
 	if w.down {
 		v.UpIn = w.upAt - w.now
 	}
@@ -90,7 +99,7 @@ func (w *World) Converged(s Side) bool {
 	if s == Level {
 		return w.level.Converged(w.levelCl)
 	}
-	return w.View(Edge).Converged
+	return w.Peek(Edge).Converged
 }
 
 // Now returns the virtual time since the world began.

@@ -1,6 +1,7 @@
 package triggers
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -361,4 +362,32 @@ func TestAdvanceIsBoundedAndNeverGoesBack(t *testing.T) {
 	}
 	mustKill(t, w, "pod-1") // its event would arrive after the end of time
 	quiet(t, w)
+}
+
+// View's log is the side's as it was: the world logging on (past LogSize,
+// where the oldest entries move down in place) leaves it as it was read.
+// Peek's shares the world's entries, for a reader done before the world
+// moves, and reads the same as View's until then.
+func TestViewKeepsItsLog(t *testing.T) {
+	w := New()
+	for n := 0; len(w.View(Level).Log) < LogSize; n++ {
+		if n > 100 {
+			t.Fatal("the level side's log never filled")
+		}
+		mustKill(t, w, w.View(Level).Pods[0].Name)
+		w.Advance(5 * time.Second)
+	}
+	view, peek := w.View(Level), w.Peek(Level)
+	if !reflect.DeepEqual(view.Log, peek.Log) {
+		t.Fatal("View and Peek read different logs")
+	}
+	kept := cloneLog(view.Log)
+	mustKill(t, w, w.View(Level).Pods[0].Name)
+	w.Advance(5 * time.Second)
+	if !reflect.DeepEqual(view.Log, kept) {
+		t.Fatal("View's log changed as the world logged on")
+	}
+	if reflect.DeepEqual(w.View(Level).Log, kept) {
+		t.Fatal("the world logged nothing: the test shows nothing")
+	}
 }

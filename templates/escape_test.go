@@ -1,0 +1,51 @@
+package templates
+
+import (
+	"context"
+	"html"
+	"strings"
+	"testing"
+)
+
+// TestTextEscapesAsTempl: Text writes what templ's { s } writes
+// (html.EscapeString), whatever the string.
+func TestTextEscapesAsTempl(t *testing.T) {
+	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "&&", `"`, "tail<", ">head", "日本語 & 調整 <b>", `{"a":"b<c>"}`} {
+		var b strings.Builder
+		if err := Text(s).Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := b.String(), html.EscapeString(s); got != want {
+			t.Errorf("Text(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzText(f *testing.F) {
+	f.Add(`<a href="x">&'</a>`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		_ = Text(s).Render(context.Background(), &b)
+		if b.String() != html.EscapeString(s) {
+			t.Fatalf("Text(%q) = %q, want %q", s, b.String(), html.EscapeString(s))
+		}
+	})
+}
+
+// TestSnapshotElement: the hand-written snapshot element in its three
+// forms, its attributes escaped as templ escapes them.
+func TestSnapshotElement(t *testing.T) {
+	for _, c := range []struct{ json, timeline, want string }{
+		{"", "", `<div id="rc-snapshot" hidden></div>`},
+		{`{"a":"<b>"}`, "", `<div id="rc-snapshot" hidden data-sid="s&amp;" data-snapshot="{&#34;a&#34;:&#34;&lt;b&gt;&#34;}"></div>`},
+		{`{}`, "AB'C", `<div id="rc-snapshot" hidden data-sid="s&amp;" data-snapshot="{}" data-timeline="AB&#39;C"></div>`},
+	} {
+		var b strings.Builder
+		if err := Snapshot("rc", "s&", c.json, c.timeline).Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("Snapshot(%q, %q) = %s, want %s", c.json, c.timeline, b.String(), c.want)
+		}
+	}
+}

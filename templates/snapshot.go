@@ -1,0 +1,51 @@
+package templates
+
+import (
+	"context"
+	"io"
+
+	"github.com/a-h/templ"
+)
+
+// Snapshot owns <prefix>-snapshot (see demo.templ): the same element templ
+// would write, <div id="…" hidden data-sid="…" data-snapshot="…"
+// data-timeline="…">, with each attribute escaped as templ escapes it.
+func Snapshot(prefix, sid, json, timeline string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		if err := openTag(w, `<div id="`, prefix, `-snapshot" hidden`); err != nil {
+			return err
+		}
+		if json != "" {
+			if err := attr(w, ` data-sid="`, sid); err != nil {
+				return err
+			}
+			if err := attr(w, ` data-snapshot="`, json); err != nil {
+				return err
+			}
+			if timeline != "" {
+				if err := attr(w, ` data-timeline="`, timeline); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := io.WriteString(w, `></div>`)
+		return err
+	})
+}
+
+// openTag writes head, escaped id, tail.
+func openTag(w io.Writer, head, id, tail string) error {
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	if err := escape(w, id); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, tail)
+	return err
+}
+
+// attr writes head (` name="`), the escaped value and the closing quote.
+func attr(w io.Writer, head, value string) error {
+	return openTag(w, head, value, `"`)
+}
