@@ -281,11 +281,12 @@ func eventProps(l ui.Lang, e engine.StreamEvent) EventProps {
 // its newest line first and its stylesheet shows it at the bottom.
 func logLines(l ui.Lang, s engine.Side, log []engine.LogEntry) []ui.LogLine {
 	out := make([]ui.LogLine, len(log))
+	line := levelLine
+	if s == engine.Edge {
+		line = edgeLine
+	}
 	for i, e := range log {
-		kind, text := levelLine(l, e)
-		if s == engine.Edge {
-			kind, text = edgeLine(l, e)
-		}
+		kind, text := line(l, e)
 		out[len(log)-1-i] = ui.LogLine{Seq: e.Seq, At: ui.ClockText(e.At), Kind: kind, Text: text}
 	}
 	return out
@@ -378,13 +379,24 @@ func lessonProps(l ui.Lang, m engine.Lesson) LessonProps {
 	if m.Row != engine.RowNone {
 		lp.Text = F(l, "tr.reason.at", ui.ClockText(m.At)) + T(l, "tr.reason."+string(m.Reason))
 	}
-	for _, r := range rows {
-		k := "tr.row." + string(r)
-		lp.Rows = append(lp.Rows, RowProps{Row: string(r), Head: T(l, k), Edge: T(l, k+".edge"), Level: T(l, k+".level"),
-			Active: r == m.Row})
+	lp.Rows = make([]RowProps, len(rows))
+	for i, r := range rows {
+		k := &rowKeys[i]
+		lp.Rows[i] = RowProps{Row: string(r), Head: T(l, k[0]), Edge: T(l, k[1]), Level: T(l, k[2]), Active: r == m.Row}
 	}
 	return lp
 }
+
+// rowKeys are the catalog keys of each row of rows: its head, its edge
+// and its level cells.
+var rowKeys = func() [][3]string {
+	ks := make([][3]string, len(rows))
+	for i, r := range rows {
+		k := "tr.row." + string(r)
+		ks[i] = [3]string{k, k + ".edge", k + ".level"}
+	}
+	return ks
+}()
 
 func liveReason(l ui.Lang, lp LessonProps) string {
 	if lp.Active == "" {

@@ -98,11 +98,12 @@ func (w *World) Snapshot() Snapshot {
 
 func (w *World) sideState(s Side) SideState {
 	sd := &w.sides[s]
-	st := SideState{Seq: w.levelCl.Seq(), Pods: []PodState{}}
+	pods := w.pods(s)
+	st := SideState{Seq: w.levelCl.Seq(), Pods: make([]PodState, 0, len(pods))}
 	if s == Edge {
 		st.Seq = w.edgeCl.Seq()
 	}
-	for _, p := range w.pods(s) {
+	for _, p := range pods {
 		ps := PodState{Name: p.Name, Phase: p.Phase.String()}
 		if at, ok := sd.startAt[p.Name]; ok {
 			ps.StartsIn = ms(at - w.now)
@@ -111,7 +112,7 @@ func (w *World) sideState(s Side) SideState {
 	}
 	str := &sd.stream
 	st.Stream = StreamState{Seq: str.seq, DupNext: str.dupNext, SwapNext: str.swapNext, Held: str.held,
-		Events: []EventState{}, Queue: []CopyState{}}
+		Events: make([]EventState, 0, len(str.events)), Queue: make([]CopyState, 0, len(str.queue))}
 	for _, e := range str.events {
 		es := EventState{Seq: e.Seq, Kind: string(e.Kind), Pod: e.Pod, Old: e.Old, New: e.New,
 			Fate: string(e.Fate), Loss: string(e.Loss), EmittedAt: ms(e.EmittedAt), Delivered: e.Delivered}
