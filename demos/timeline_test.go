@@ -7,6 +7,7 @@ import (
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
+	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -41,7 +42,7 @@ func TestLinkLength(t *testing.T) {
 	for _, k := range All() {
 		t.Run(k.Name, func(t *testing.T) {
 			worst := 0
-			for seed := range uint64(demotest.Runs(4)) {
+			for seed := range uint64(racetest.Runs(4)) {
 				live := play(t, &k, 50, 5*time.Minute, seed)
 				link := live.MomentURL("https://demo.example", "/embed/"+k.Name, ui.En, live.Now().Truncate(time.Millisecond))
 				worst = max(worst, len(link))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
+	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 )
 
 // TestView checks the fragments, the section, the snapshot and the golden
@@ -65,7 +66,7 @@ func must(t *testing.T, err error) {
 // TestTimelineReplays: every moment just after an action replays exactly
 // from the timeline, and a link to the last one opens it.
 func TestTimelineReplays(t *testing.T) {
-	for seed := range uint64(demotest.Runs(8)) {
+	for seed := range uint64(racetest.Runs(8)) {
 		demotest.CheckReplay(t, Kind, seed, 120)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
+	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -264,7 +265,7 @@ func FuzzDemo(f *testing.F) {
 // seeds reach, and reports the largest snapshot they made.
 func TestRandomPrograms(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	largest, programs := 0, demotest.Runs(100)
+	largest, programs := 0, racetest.Runs(100)
 	for n := 0; n < programs; n++ {
 		prog := make([]byte, 2*maxOps)
 		for i := range prog {

@@ -12,6 +12,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
+	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 	"github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -248,7 +249,7 @@ func checkInvariants(t *testing.T, d *Demo) {
 // TestFuzzPrograms runs longer programs than the seeds, in every opcode
 // mix, so that `go test` alone covers the invariants without the fuzzer.
 func TestFuzzPrograms(t *testing.T) {
-	for seed := range demotest.Runs(40) {
+	for seed := range racetest.Runs(40) {
 		var prog []byte
 		x := uint32(seed*2654435761 + 1)
 		for range maxOps {

@@ -9,6 +9,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
+	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -91,7 +92,7 @@ func apply(t *testing.T, d *Demo, c demo.Command) {
 // TestTimelineReplays: every moment just after an action replays exactly
 // from the timeline, and a link to the last one opens it.
 func TestTimelineReplays(t *testing.T) {
-	for seed := range uint64(demotest.Runs(8)) {
+	for seed := range uint64(racetest.Runs(8)) {
 		demotest.CheckReplay(t, Kind, seed, 120)
 	}
 }

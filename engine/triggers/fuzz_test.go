@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/reconcile"
+	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 )
 
 // The fuzz target decodes its input as a program: two bytes per operation,
@@ -432,7 +433,7 @@ func FuzzRestore(f *testing.F) {
 // pseudo-random ones, so the invariants are checked by plain go test too.
 func TestFuzzPrograms(t *testing.T) {
 	x := uint32(2463534242)
-	for i := range 300 {
+	for i := range racetest.Runs(300) {
 		data := make([]byte, 2*(8+i%56))
 		for j := range data {
 			x ^= x << 13

@@ -1,6 +1,6 @@
 //go:build !race
 
-package demotest
+package racetest
 
 // Race is set when the tests run under the race detector (race.go).
 const Race = false

@@ -1,4 +1,4 @@
-package demotest
+package racetest
 
 // Runs is how many of n seeds or programs a long single-goroutine test
 // plays: all of them, or a fifth (at least one) under the race detector
