@@ -7,9 +7,16 @@ import (
 	"github.com/a-h/templ"
 )
 
-// Snapshot owns <prefix>-snapshot (see demo.templ): the same element templ
-// would write, <div id="…" hidden data-sid="…" data-snapshot="…"
-// data-timeline="…">, with each attribute escaped as templ escapes it.
+// Snapshot owns <prefix>-snapshot: the demo's state for the page to keep and
+// send back after a reconnect to another server process, with its timeline
+// (the log of actions, "" while there is none) so the timeline survives too.
+// With no state ("", a fresh demo's page) there is nothing to keep yet:
+// the first frame brings it.
+//
+// It is written by hand, as templ would write <div id="…" hidden
+// data-sid="…" data-snapshot="…" data-timeline="…">, each attribute escaped
+// as templ escapes it: the state's JSON, the largest attribute of any
+// frame, is escaped as it is written, not copied twice first.
 func Snapshot(prefix, sid, json, timeline string) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		if err := openTag(w, `<div id="`, prefix, `-snapshot" hidden`); err != nil {
