@@ -36,7 +36,7 @@ lint: vet
 # go vet ran in lint: go test's own subset of it would run again. The long
 # single-goroutine tests (random programs, replays of random sessions, link
 # lengths) run a fifth of their seeds under the race detector
-# (demotest.Runs), which finds nothing in them, and in full without it.
+# (racetest.Runs), which finds nothing in them, and in full without it.
 LONG_TESTS := ^(TestRandomPrograms|TestFuzzPrograms|TestTimelineReplays|TestLinkLength)$$
 gotest:
 	$(GO) test -race -count=1 -vet=off ./...

@@ -9,8 +9,7 @@ import (
 // Text is a string as a component: its text, escaped as templ escapes
 // { s } (html.EscapeString), written as it is read. templ's { s } copies
 // the string (fmt.Sprint) and escapes it into another copy before writing
-// it: for the many short texts of a frame (log lines, their times) that
-// was a tenth of what a frame allocated.
+// it: log lines and their times were the most of those copies in a frame.
 type Text string
 
 // Render writes t escaped.
