@@ -11,6 +11,7 @@
 // sleeps: the demo runs in virtual time and says everything it shows in
 // machine-readable attributes (see DESIGN.md, "Contracts").
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { test as base, expect, type BrowserContext, type Locator, type Page } from '@playwright/test';
@@ -47,9 +48,14 @@ export class ErrorCollector {
       ws.on('framesent', (f) => log(`> ${String(f.payload).slice(0, 120)}`));
       ws.on('framereceived', (f) => {
         const p = String(f.payload);
-        const ids = [...p.matchAll(/ id="((?:rc|op)-(?:clock|desired|observed|diff|controls|error|actions|chart|log|live|snapshot|spec|status|members|next|last))"/g)].map((m) => m[1]);
+        // What the frame holds (the ids of one word after the demo's
+        // prefix: its fragments, and a few buttons), its clock, the
+        // timeline's mode and moment, and a refusal.
+        const ids = [...new Set([...p.matchAll(/ id="([a-z]{2}-[a-z]+)"/g)].map((m) => m[1]))];
         const clock = (p.match(/-clock"[^>]*data-value="(\d+)"/) || [])[1];
-        log(`< ${p.length}B clock=${clock ?? '-'} ${ids.join(',')}`);
+        const tl = p.match(/data-testid="timeline"[^>]*?data-value="(\d+)"[^>]*?data-mode="(\w+)"/);
+        const err = (p.match(/data-testid="error" data-value="true"[^>]*>([^<]{0,120})/) || [])[1];
+        log(`< ${p.length}B clock=${clock ?? '-'}${tl ? ` timeline=${tl[2]}@${tl[1]}` : ''}${err ? ` error="${err.trim()}"` : ''} ${ids.join(',')}`);
       });
       ws.on('socketerror', (e) => log(`error ${e}`));
       ws.on('close', () => log('close'));
@@ -134,10 +140,18 @@ export const test = base.extend<{ errors: ErrorCollector; freshContext: boolean 
     c.watchContext(context);
     await use(c);
     c.unwatch();
-    if (testInfo.status !== testInfo.expectedStatus && c.wsLog.length) {
-      await testInfo.attach('websocket-frames.txt', { body: c.wsLog.join('\n'), contentType: 'text/plain' });
+    const failed = testInfo.status !== testInfo.expectedStatus;
+    if (failed && c.wsLog.length) {
+      // The whole record in the report's folder; its end in the output,
+      // which a CI log keeps (a text attachment is cut at 300 characters).
+      const file = testInfo.outputPath('websocket-frames.txt');
+      fs.writeFileSync(file, c.wsLog.join('\n'));
+      await testInfo.attach('websocket-frames.txt', { path: file, contentType: 'text/plain' });
     }
     expect(c.errors, 'console errors or page errors during the test').toEqual([]);
+    if (failed && c.wsLog.length) {
+      throw new Error(`the sockets' last frames (of ${c.wsLog.length}):\n${c.wsLog.slice(-25).join('\n')}`);
+    }
   }, { auto: true }],
 });
 
