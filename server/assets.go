@@ -51,6 +51,13 @@ type assets struct {
 // many servers it starts (tests start hundreds).
 var bestBrotli sync.Map // [32]byte → []byte
 
+// encodings remembers what newAsset made of a file (minified, gzipped, at
+// a quick Brotli quality), by its name and content: a process encodes each
+// file once however many servers it starts. The server tests start
+// hundreds, and under the race detector the compressors' windows were
+// most of their time.
+var encodings sync.Map // [32]byte → *asset
+
 // loadAssets reads the embedded static files and the demos' stylesheets.
 // Only these names can ever be served: a request names a map key, never a
 // path, so nothing outside static/ is reachable.
@@ -233,7 +240,39 @@ var minifier = func() *minify.M {
 	return m
 }()
 
+// newAsset returns the asset a file serves, encoded once per content (a
+// fresh asset each time: each server makes its own best Brotli bodies).
 func newAsset(name string, body []byte) (*asset, error) {
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(body)
+	var key [32]byte
+	h.Sum(key[:0])
+	if e, ok := encodings.Load(key); ok {
+		a := e.(*asset).clone()
+		if b, ok := bestBrotli.Load(a.sum); ok {
+			best := b.([]byte)
+			a.brotlied.Store(&best)
+		}
+		return a, nil
+	}
+	a, err := encodeAsset(name, body)
+	if err != nil {
+		return nil, err
+	}
+	encodings.Store(key, a.clone())
+	return a, nil
+}
+
+// clone copies a's fields; the bodies are shared, never written.
+func (a *asset) clone() *asset {
+	c := &asset{body: a.body, gzipped: a.gzipped, sum: a.sum, etag: a.etag, ctype: a.ctype, hashed: a.hashed}
+	c.brotlied.Store(a.brotlied.Load())
+	return c
+}
+
+func encodeAsset(name string, body []byte) (*asset, error) {
 	ext := path.Ext(name)
 	a := &asset{ctype: mime.TypeByExtension(ext)}
 	if a.ctype == "" {

@@ -478,3 +478,38 @@ func TestPageSessionIDs(t *testing.T) {
 		t.Errorf("%d sessions after serving pages only, want 0", got)
 	}
 }
+
+// TestAssetsEncodedOnce: a second server in the process serves the files
+// the first encoded (the same bytes, not made again), each in an asset of
+// its own (a server's best Brotli body is its own business).
+func TestAssetsEncodedOnce(t *testing.T) {
+	kinds := demos.All()
+	a, err := loadAssets(kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadAssets(kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range a.byName {
+		y := b.byName[name]
+		if y == nil || x == y {
+			t.Fatalf("%s: second server's asset %p, first's %p: want a fresh one", name, y, x)
+		}
+		if len(x.body) > 0 && &x.body[0] != &y.body[0] {
+			t.Errorf("%s: encoded again (a new body)", name)
+		}
+		if x.etag != y.etag || x.hashed != y.hashed || !bytes.Equal(x.gzipped, y.gzipped) {
+			t.Errorf("%s: the second server serves it otherwise", name)
+		}
+	}
+	// A file of other content under the same name is encoded anew.
+	c, err := newAsset("app.js", []byte("var x = 1;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.etag == a.byName["app.js"].etag {
+		t.Error("other content, same ETag: the memo ignores content")
+	}
+}
