@@ -173,3 +173,88 @@ func TestFramesAddMarks(t *testing.T) {
 		})
 	}
 }
+
+// TestFramesAddLogLines: a page whose frames add a log's new lines to its
+// own (Renderer.Appends) shows, after every action, the lines a whole
+// render shows, through many more actions than the panel keeps. A frame
+// that adds carries only the new lines (and how many of the oldest
+// leave), and its Full is the whole panel; a log comes whole again only
+// when it empties, starts or is cut.
+func TestFramesAddLogLines(t *testing.T) {
+	li := regexp.MustCompile(`<li class="log-line".*?</li>`)
+	for _, k := range All() {
+		t.Run(k.Name, func(t *testing.T) {
+			live := demo.Start(&k, demo.Options{})
+			v := demo.View{Lang: ui.Ja, SID: "0123456789abcdef0123456789abcdef"}
+			r := live.Renderer(v)
+			r.Appends = true
+			whole := live.Renderer(v)
+			logs := map[string]int{} // id → index in Fragments
+			for i, p := range live.Fragments() {
+				if strings.HasSuffix(p.ID, "-log") {
+					logs[p.ID] = i
+				}
+			}
+			if len(logs) == 0 {
+				t.Fatal("no log fragment")
+			}
+			page := map[string][]string{}
+			adds, wholes := 0, 0
+			for i := range 3 * ui.LogShown {
+				frame, err := r.Frame(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range frame {
+					if _, ok := logs[f.ID]; !ok {
+						continue
+					}
+					h := string(f.HTML)
+					if f.Full == nil {
+						lines := li.FindAllString(h, -1)
+						if len(page[f.ID]) > 0 && len(lines) > 0 {
+							wholes++ // (a log that empties, or starts, comes whole)
+						}
+						page[f.ID] = lines
+						continue
+					}
+					adds++
+					drop, _ := strconv.Atoi(regexp.MustCompile(`data-drop="(\d+)"`).FindStringSubmatch(h + `data-drop="0"`)[1])
+					old, add := page[f.ID], li.FindAllString(h, -1)
+					switch {
+					case strings.HasPrefix(h, `<ol id="`+f.ID+`" hx-swap-oob="beforeend"`):
+						page[f.ID] = append(old[drop:len(old):len(old)], add...)
+					case strings.HasPrefix(h, `<ol id="`+f.ID+`" hx-swap-oob="afterbegin"`): // a log listed newest first
+						page[f.ID] = append(add, old[:len(old)-drop]...)
+					default:
+						t.Fatalf("action %d: a frame that adds is %q", i, h)
+					}
+					if full := li.FindAllString(string(f.Full()), -1); !slices.Equal(full, page[f.ID]) {
+						t.Fatalf("action %d: %s: Full has %d lines, the page %d", i, f.ID, len(full), len(page[f.ID]))
+					}
+				}
+				for id, j := range logs {
+					var want strings.Builder
+					if err := whole.Render(j, &want); err != nil {
+						t.Fatal(err)
+					}
+					if got := li.FindAllString(want.String(), -1); !slices.Equal(got, page[id]) {
+						t.Fatalf("action %d: %s: the page shows %d lines, a whole render %d:\n%q\n%q", i, id, len(page[id]),
+							len(got), page[id], got)
+					}
+				}
+				c := demo.Decode(&k, []byte(k.Load[i%len(k.Load)].Send))
+				if err := live.Apply(c); err != nil {
+					t.Fatal(err)
+				}
+				live.Advance(time.Second)
+			}
+			// A log comes whole again only when it is cut (a reset that
+			// starts it afresh): at most once a round of the load steps.
+			t.Logf("%d frames added lines, %d sent a log whole again", adds, wholes)
+			if wholes > len(k.Load) {
+				t.Errorf("%d frames added lines, %d sent a log whole again: want at most %d", adds, wholes, len(k.Load))
+			}
+		})
+	}
+}

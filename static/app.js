@@ -16,7 +16,7 @@
   function setConn(demo, state) {
     var c = demo.querySelector('[data-testid="connection"]');
     if (!c) return;
-    c.setAttribute('data-state', state);
+    c.dataset.state = state;
     var text = c.querySelector('.conn-text');
     if (text) text.textContent = text.getAttribute('data-text-' + state) || state;
   }
@@ -24,8 +24,8 @@
   // Snapshots: the server sends one with every frame; the page keeps the
   // newest per session and sends it back when its socket opens again, so a
   // restarted or different server process rebuilds the demo.
-  function snapKey(demo) { return 'snap:' + demo.getAttribute('data-sid'); }
-  function carryKey(demo) { return 'carry:' + demo.getAttribute('data-demo'); }
+  function snapKey(demo) { return 'snap:' + demo.dataset.sid; }
+  function carryKey(demo) { return 'carry:' + demo.dataset.demo; }
   // The timeline (the log of actions) is kept beside the snapshot, so the
   // timeline survives a restart too.
   function tlKey(key) { return 'tl:' + key; }
@@ -33,7 +33,7 @@
   function load(key) { try { return sessionStorage.getItem(key); } catch (e) { return null; } }
   function drop(key) { try { sessionStorage.removeItem(key); } catch (e) { /* ignore */ } }
 
-  function owned(demo) { return demo.getAttribute('data-role') !== 'follower'; }
+  function owned(demo) { return demo.dataset.role !== 'follower'; }
 
   // The page names its demos' sessions in its tail, <p id="sids"> (the rest
   // of it is the same for every visitor: server/pagecache.go). Each demo of
@@ -43,7 +43,7 @@
   if (sids) {
     var ids = sids.textContent.split(' ');
     demos().filter(owned).forEach(function (d, i) {
-      d.setAttribute('data-sid', ids[i]);
+      d.dataset.sid = ids[i];
       d.setAttribute('ws-connect', d.getAttribute('ws-connect') + ids[i]);
     });
     sids.remove();
@@ -51,9 +51,9 @@
   function keepSnapshot(demo) {
     if (!owned(demo)) return; // a room's follower has no session of its own to restore
     var el = demo.querySelector('[data-snapshot]');
-    if (el && el.getAttribute('data-snapshot')) {
-      store(snapKey(demo), el.getAttribute('data-snapshot'));
-      var tl = el.getAttribute('data-timeline');
+    if (el && el.dataset.snapshot) {
+      store(snapKey(demo), el.dataset.snapshot);
+      var tl = el.dataset.timeline;
       if (tl) store(tlKey(snapKey(demo)), tl); else drop(tlKey(snapKey(demo)));
     }
     keepRoom(demo);
@@ -65,14 +65,14 @@
   // process restarted or on another replica, the page claims the room back
   // with them, and the class keeps following. A refused claim (the room
   // ended meanwhile) or closing the room forgets it.
-  function roomKey(demo) { return 'room:' + demo.getAttribute('data-sid'); }
-  function carryRoomKey(demo) { return 'carryroom:' + demo.getAttribute('data-demo'); }
+  function roomKey(demo) { return 'room:' + demo.dataset.sid; }
+  function carryRoomKey(demo) { return 'carryroom:' + demo.dataset.demo; }
   function keepRoom(demo) {
     var p = demo.querySelector('.room-panel');
     if (!p) return;
-    if (p.getAttribute('data-open') === 'true' && p.getAttribute('data-secret')) {
-      store(roomKey(demo), JSON.stringify({ code: p.getAttribute('data-code'), secret: p.getAttribute('data-secret') }));
-    } else if (p.getAttribute('data-claim') === 'refused') {
+    if (p.dataset.open === 'true' && p.dataset.secret) {
+      store(roomKey(demo), JSON.stringify({ code: p.dataset.code, secret: p.dataset.secret }));
+    } else if (p.dataset.claim === 'refused') {
       drop(roomKey(demo));
     }
   }
@@ -84,7 +84,7 @@
   // page then shows the server's demo, and a click acts on what it shows.
   document.addEventListener('htmx:wsOpen', function (e) {
     var d = demoOf(e.target); if (!d) return;
-    d.setAttribute('data-synced', 'false');
+    d.dataset.synced = 'false';
     if (!owned(d)) return;
     var key = snapKey(d);
     var snap = load(key);
@@ -98,10 +98,10 @@
         e.detail.socketWrapper.send(JSON.stringify(msg));
       } catch (err) { /* a bad stored value: start afresh */ }
       if (carried) { drop(carryKey(d)); drop(tlKey(carryKey(d))); }
-    } else if (d.getAttribute('data-moment')) {
+    } else if (d.dataset.moment) {
       // A page opened from a link to a moment: its session starts there.
-      e.detail.socketWrapper.send(JSON.stringify({ action: 'moment', moment: d.getAttribute('data-moment'),
-        at: d.getAttribute('data-moment-at') }));
+      e.detail.socketWrapper.send(JSON.stringify({ action: 'moment', moment: d.dataset.moment,
+        at: d.dataset.momentAt }));
     }
     var room = load(roomKey(d));
     if (!room) {
@@ -163,11 +163,17 @@
     Array.from(tpl.content.children).forEach(function (frag) {
       var old = frag.id && document.getElementById(frag.id);
       if (!old) return;
-      if (frag.getAttribute('hx-swap-oob') === 'beforeend') {
-        // A list the frame adds to (the timeline's marks), and the number
-        // of its first items that leave.
-        for (var n = +frag.dataset.drop || 0; n > 0; n--) old.firstElementChild.remove();
-        old.append.apply(old, frag.children);
+      var oob = frag.getAttribute('hx-swap-oob'), top = oob == 'afterbegin';
+      if (oob) {
+        // A list the frame adds to (beforeend: the timeline's marks, a
+        // log's lines; afterbegin: a log listed newest first), the
+        // fragment's own <ol> or the one inside it, and the number of its
+        // oldest items that leave, from the other end; the list says its
+        // new length (data-value).
+        var list = old.querySelector('ol') || old;
+        for (var n = frag.dataset.drop; n-- > 0;) list[top ? 'lastElementChild' : 'firstElementChild'].remove();
+        list[top ? 'prepend' : 'append'].apply(list, frag.children);
+        list.dataset.value = list.children.length;
         return;
       }
       // What the fragment holds that is a fragment of its own stays.
@@ -188,7 +194,7 @@
     : function (f) { return setTimeout(f, 50); };
   document.addEventListener('htmx:wsAfterMessage', function (e) {
     var d = demoOf(e.target); if (!d) return;
-    if (d.getAttribute('data-synced') === 'false') { d.removeAttribute('data-synced'); setConn(d, 'open'); }
+    if (d.dataset.synced === 'false') { d.removeAttribute('data-synced'); setConn(d, 'open'); }
     if (!snapTimer[d.id]) snapTimer[d.id] = idle(function () { snapTimer[d.id] = null; keepSnapshot(d); });
     if (focusId && (!document.activeElement || document.activeElement === document.body)) {
       var el = document.getElementById(focusId);
@@ -222,18 +228,18 @@
   // stylesheet is loaded when a room first opens: most pages never open one.
   var roomFolded = false;
   function foldRooms() {
-    var css = document.body.getAttribute('data-room-css');
+    var css = document.body.dataset.roomCss;
     if (css && document.querySelector('.room-panel[data-open="true"]')) {
       var link = document.createElement('link');
       link.rel = 'stylesheet';
       link.href = css;
-      document.head.appendChild(link);
+      document.head.append(link);
       document.body.removeAttribute('data-room-css');
     }
     document.querySelectorAll('.room-panel[data-open="true"]').forEach(function (p) {
       p.classList.toggle('folded', roomFolded);
       var b = p.querySelector('[data-room-fold]');
-      if (b) b.setAttribute('aria-expanded', String(!roomFolded));
+      if (b) b.setAttribute('aria-expanded', !roomFolded);
     });
   }
   document.addEventListener('click', function (e) {
@@ -249,7 +255,7 @@
   function pastMode(demo) {
     var tl = timelineOf(demo);
     var past = !!tl && tl.dataset.mode === 'past';
-    if (past) demo.setAttribute('data-past', 'true'); else demo.removeAttribute('data-past');
+    if (past) demo.dataset.past = 'true'; else delete demo.dataset.past;
     demo.querySelectorAll('[ws-send]').forEach(function (b) {
       if (b.hasAttribute('data-timeline') || b.closest('.room-panel') || b.classList.contains('room-open')) return;
       if (past) {
@@ -296,7 +302,7 @@
       .sort(function (a, b) { return a - b; });
   }
   function setTimeline(tl, ms) {
-    tl.value = String(ms);
+    tl.value = ms;
     tl.dispatchEvent(new Event('change', { bubbles: true }));
   }
   document.addEventListener('keydown', function (e) {
@@ -371,10 +377,10 @@
     if (helpLoading) return;
     helpLoading = true;
     var s = document.createElement('script');
-    s.src = document.body.getAttribute('data-help');
+    s.src = document.body.dataset.help;
     s.onload = function () { helpLoading = false; showHelp(); };
     s.onerror = function () { helpLoading = false; s.remove(); }; // the next press tries again
-    document.head.appendChild(s);
+    document.head.append(s);
   }
 
   // Virtual time runs in the page between frames. Each demo's clock says
@@ -387,20 +393,20 @@
   function clockOf(demo) { return demo.querySelector('[data-testid="clock"]'); }
   function connOpen(demo) {
     var c = demo.querySelector('[data-testid="connection"]');
-    return !c || c.getAttribute('data-state') === 'open';
+    return !c || c.dataset.state === 'open';
   }
   function virtualNow(demo) {
     var c = clockOf(demo); if (!c) return null;
     var b = bases.get(c);
     var t = performance.now();
-    if (!b) { b = { ms: Number(c.getAttribute('data-value')) || 0, t: t, stopped: false }; bases.set(c, b); }
-    if (b.stopped || c.getAttribute('data-paused') === 'true') return b.ms;
+    if (!b) { b = { ms: Number(c.dataset.value) || 0, t: t, stopped: false }; bases.set(c, b); }
+    if (b.stopped || c.dataset.paused === 'true') return b.ms;
     if (!connOpen(demo)) { b.ms += (t - b.t) * speedOf(c); b.t = t; b.stopped = true; return b.ms; }
     return b.ms + (t - b.t) * speedOf(c);
   }
   // The server's test-only time scale (TIME_SCALE) runs the clocks faster.
-  var timeScale = Number(document.body && document.body.getAttribute('data-time-scale')) || 1;
-  function speedOf(c) { return (Number(c.getAttribute('data-speed')) || 1) * timeScale; }
+  var timeScale = Number(document.body && document.body.dataset.timeScale) || 1;
+  function speedOf(c) { return (Number(c.dataset.speed) || 1) * timeScale; }
   function clockText(ms) {
     var d = Math.round(ms / 100); // tenths of a second
     var m = Math.floor(d / 600), s = (d % 600) / 10;
@@ -410,13 +416,13 @@
     demos().forEach(function (demo) {
       var now = virtualNow(demo); if (now === null) return;
       var c = clockOf(demo), ms = String(Math.floor(now));
-      if (c.getAttribute('data-value') !== ms) {
-        c.setAttribute('data-value', ms);
+      if (c.dataset.value !== ms) {
+        c.dataset.value = ms;
         var v = c.querySelector('.clock-value'); if (v) v.textContent = clockText(now);
       }
       demo.querySelectorAll('[data-eta]').forEach(function (el) {
-        var left = Math.max(0, Number(el.getAttribute('data-eta')) - now) / 1000;
-        var text = (el.getAttribute('data-eta-format') || '%.1f').replace('%.1f', left.toFixed(1));
+        var left = Math.max(0, Number(el.dataset.eta) - now) / 1000;
+        var text = (el.dataset.etaFormat || '%.1f').replace('%.1f', left.toFixed(1));
         if (el.textContent !== text) el.textContent = text;
       });
       drawTimeline(demo, now);
@@ -451,7 +457,7 @@
     asleep = true;
     demos().forEach(function (d) {
       var ws = sockets[demoSocket(d)];
-      d.setAttribute('data-asleep', 'true');
+      d.dataset.asleep = 'true';
       if (ws && ws.readyState <= 1) ws.close(1000, 'page hidden');
     });
   }

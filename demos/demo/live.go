@@ -376,6 +376,7 @@ type Renderer struct {
 	// followers, whose frames travel the bus and may be lost).
 	Appends bool
 	marks   []uint64 // the keys of the marks the page shows, when Appends
+	lines   [][]uint64 // by fragment: the keys of a log's lines the page shows, when Appends
 	// HoldSnapshot leaves the snapshot out of the frames while it is set,
 	// once the page has one: the page keeps it for a restart, and a slower
 	// beat serves that as well (the caller sends it when it is owed,
@@ -497,6 +498,10 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 			out = r.appendMarks(out, i, k)
 			continue
 		}
+		if p.shared == sharedLog && r.Appends && p.more != nil && p.more.log != nil {
+			out = r.appendLog(out, i, k)
+			continue
+		}
 		buf.Reset()
 		r.Renders++
 		if err := r.live.comp(r.rn, p, r.View).Render(context.Background(), buf); err != nil {
@@ -554,6 +559,53 @@ func (r *Renderer) appendMarks(out []Rendered, i int, k uint64) []Rendered {
 	var b bytes.Buffer
 	_ = ui.TimelineMarksAdded(pre, drop, marks[len(marks)-t:]).Render(context.Background(), &b)
 	return append(out, Rendered{ID: r.live.frags()[i].ID, HTML: b.Bytes(), Full: full})
+}
+
+// appendLog sends log fragment i (whose key is now k) to a page that
+// appends: the lines new to it, and how many of its oldest leave, when
+// that makes the list; else the whole panel. A busy log gains a line or
+// two a frame, and its panel was the largest fragment of most frames.
+func (r *Renderer) appendLog(out []Rendered, i int, k uint64) []Rendered {
+	p := &r.live.frags()[i]
+	src, lang := p.more.log, r.View.Lang
+	lines := ui.Newest(src.lines(r.rn.in, lang))
+	keys := make([]uint64, len(lines)) // oldest first, whatever order the panel shows
+	for j, ln := range lines {
+		if src.newestFirst {
+			j = len(lines) - 1 - j
+		}
+		keys[j] = Mix(I(ln.Seq), Str(ln.At), Str(ln.Kind), Str(ln.Text))
+	}
+	if len(r.lines) != len(r.keys) {
+		r.lines = make([][]uint64, len(r.keys))
+	}
+	sent := r.lines[i]
+	if r.sums[i] == 0 {
+		sent = nil // the page has none of ours
+	}
+	r.keys[i] = k
+	r.lines[i], r.sums[i] = keys, Mix(keys...)|1
+	full := func() []byte {
+		var b bytes.Buffer
+		_ = ui.Log(lang, src.prefix, src.title(lang), lines).Render(context.Background(), &b) // a bytes.Buffer takes every write
+		return b.Bytes()
+	}
+	drop, t, ok := added(sent, keys)
+	r.Renders++
+	switch {
+	case ok && t == 0 && drop == 0:
+		r.Renders--
+		return out
+	case !ok || len(keys) == 0:
+		return append(out, Rendered{ID: p.ID, HTML: full()})
+	}
+	added := lines[len(lines)-t:]
+	if src.newestFirst {
+		added = lines[:t]
+	}
+	var b bytes.Buffer
+	_ = ui.LogAdded(src.prefix, drop, added, src.newestFirst).Render(context.Background(), &b)
+	return append(out, Rendered{ID: p.ID, HTML: b.Bytes(), Full: full})
 }
 
 // Render renders fragment i (of Live.Fragments) for this viewer.

@@ -107,6 +107,16 @@ type partMore struct {
 	parts  []Part                              // a box's parts, or an enclosure's
 	around bool                                // an enclosure: Comp renders parts as its children
 	text   func(in Instance, l ui.Lang) string // the live region's sentence
+	log    *logMore                            // a log panel's source
+}
+
+// logMore is a log panel's source, for frames that add its new lines to
+// the page's (Renderer.Appends).
+type logMore struct {
+	prefix      string
+	lines       func(in Instance, l ui.Lang) []ui.LogLine
+	title       func(l ui.Lang) string
+	newestFirst bool
 }
 
 // layout returns p's box or enclosure, or nil.
@@ -194,16 +204,21 @@ type LogSource[D Instance] struct {
 	Key   func(d D) uint64
 	Lines func(d D, l ui.Lang) []ui.LogLine
 	Title func(l ui.Lang) string
+	// NewestFirst says Lines come newest first (the panel lists them so):
+	// frames then add new lines at the list's start.
+	NewestFirst bool
 }
 
 // Log places a log panel owning id (the demo's prefix for its main log,
 // "<prefix>-log"; another prefix for a second log).
 func Log[D Instance](prefix string, src LogSource[D]) Part {
+	lines := func(in Instance, l ui.Lang) []ui.LogLine { return src.Lines(in.(D), l) }
 	return Part{ID: prefix + "-log", shared: sharedLog,
 		Key: func(in Instance) uint64 { return src.Key(in.(D)) },
 		Comp: func(in Instance, v View) templ.Component {
-			return ui.Log(v.Lang, prefix, src.Title(v.Lang), src.Lines(in.(D), v.Lang))
-		}}
+			return ui.Log(v.Lang, prefix, src.Title(v.Lang), lines(in, v.Lang))
+		},
+		more: &partMore{log: &logMore{prefix: prefix, lines: lines, title: src.Title, newestFirst: src.NewestFirst}}}
 }
 
 // Keys.

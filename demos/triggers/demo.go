@@ -163,9 +163,10 @@ func sideParts(i int, notes demo.Part) demo.Part {
 		demo.Fragment(id+"-stream", func(d *Demo) uint64 { return keys(d).stream },
 			func(d *Demo, v demo.View) templ.Component { return d.streamFrag(v.Lang, i) }),
 		demo.Log(id, demo.LogSource[*Demo]{
-			Key:   func(d *Demo) uint64 { return keys(d).log },
-			Lines: func(d *Demo, l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },
-			Title: func(l ui.Lang) string { return T(l, "tr.log."+s.String()) },
+			Key:         func(d *Demo) uint64 { return keys(d).log },
+			Lines:       func(d *Demo, l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },
+			Title:       func(l ui.Lang) string { return T(l, "tr.log."+s.String()) },
+			NewestFirst: true,
 		}),
 	}
 	return demo.Around(func(v demo.View) templ.Component { return sideColumn(sideHead(v.Lang, s)) },
