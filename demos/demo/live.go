@@ -375,7 +375,7 @@ type Renderer struct {
 	// or else its mailbox asks Full (an owner's socket; not a room's
 	// followers, whose frames travel the bus and may be lost).
 	Appends bool
-	marks   []uint64 // the keys of the marks the page shows, when Appends
+	marks   []uint64   // the keys of the marks the page shows, when Appends
 	lines   [][]uint64 // by fragment: the keys of a log's lines the page shows, when Appends
 	// HoldSnapshot leaves the snapshot out of the frames while it is set,
 	// once the page has one: the page keeps it for a restart, and a slower
