@@ -375,8 +375,7 @@ type Renderer struct {
 	// or else its mailbox asks Full (an owner's socket; not a room's
 	// followers, whose frames travel the bus and may be lost).
 	Appends bool
-	marks   []uint64   // the keys of the marks the page shows, when Appends
-	lines   [][]uint64 // by fragment: the keys of a log's lines the page shows, when Appends
+	lists   [][]uint64 // by fragment: the keys of the list's items the page shows (marks, a log's lines), when Appends
 	// HoldSnapshot leaves the snapshot out of the frames while it is set,
 	// once the page has one: the page keeps it for a restart, and a slower
 	// beat serves that as well (the caller sends it when it is owed,
@@ -498,7 +497,7 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 			out = r.appendMarks(out, i, k)
 			continue
 		}
-		if p.shared == sharedLog && r.Appends && p.more != nil && p.more.log != nil {
+		if p.shared == sharedLog && r.Appends {
 			out = r.appendLog(out, i, k)
 			continue
 		}
@@ -527,47 +526,23 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 }
 
 // appendMarks sends the timeline's marks (fragment i, whose key is now k)
-// to a page that appends: only those new to it when appending them makes
-// the list, else all of them.
+// to a page that appends.
 func (r *Renderer) appendMarks(out []Rendered, i int, k uint64) []Rendered {
 	marks := r.live.marks(r.View.Lang)
 	keys := make([]uint64, len(marks))
 	for j, m := range marks {
 		keys[j] = markKey(m)
 	}
-	r.keys[i] = k
-	sent := r.marks
-	if r.sums[i] == 0 {
-		sent = nil // the page has none of ours
-	}
-	r.marks, r.sums[i] = keys, Mix(keys...)|1
 	pre := r.live.kind.Prefix
-	full := func() []byte {
-		r.Renders++
-		var b bytes.Buffer
-		_ = ui.TimelineMarks(pre, marks).Render(context.Background(), &b) // a bytes.Buffer takes every write
-		return b.Bytes()
-	}
-	drop, t, ok := added(sent, keys)
-	switch {
-	case ok && t == 0 && drop == 0:
-		return out
-	case !ok:
-		return append(out, Rendered{ID: r.live.frags()[i].ID, HTML: full()})
-	}
-	r.Renders++
-	var b bytes.Buffer
-	_ = ui.TimelineMarksAdded(pre, drop, marks[len(marks)-t:]).Render(context.Background(), &b)
-	return append(out, Rendered{ID: r.live.frags()[i].ID, HTML: b.Bytes(), Full: full})
+	return r.appendItems(out, i, k, keys, func() templ.Component { return ui.TimelineMarks(pre, marks) },
+		func(drop, t int) templ.Component { return ui.TimelineMarksAdded(pre, drop, marks[len(marks)-t:]) })
 }
 
 // appendLog sends log fragment i (whose key is now k) to a page that
-// appends: the lines new to it, and how many of its oldest leave, when
-// that makes the list; else the whole panel. A busy log gains a line or
-// two a frame, and its panel was the largest fragment of most frames.
+// appends. A busy log gains a line or two a frame, and its panel was the
+// largest fragment of most frames.
 func (r *Renderer) appendLog(out []Rendered, i int, k uint64) []Rendered {
-	p := &r.live.frags()[i]
-	src, lang := p.more.log, r.View.Lang
+	src, lang := r.live.frags()[i].more.log, r.View.Lang
 	lines := ui.Newest(src.lines(r.rn.in, lang))
 	keys := make([]uint64, len(lines)) // oldest first, whatever order the panel shows
 	for j, ln := range lines {
@@ -576,36 +551,47 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64) []Rendered {
 		}
 		keys[j] = Mix(I(ln.Seq), Str(ln.At), Str(ln.Kind), Str(ln.Text))
 	}
-	if len(r.lines) != len(r.keys) {
-		r.lines = make([][]uint64, len(r.keys))
+	return r.appendItems(out, i, k, keys, func() templ.Component { return ui.Log(lang, src.prefix, src.title(lang), lines) },
+		func(drop, t int) templ.Component {
+			if src.newestFirst {
+				return ui.LogAdded(src.prefix, drop, lines[:t], true)
+			}
+			return ui.LogAdded(src.prefix, drop, lines[len(lines)-t:], false)
+		})
+}
+
+// appendItems sends list fragment i (whose key is now k) to a page that
+// appends, given the keys of its items, oldest first: the items new to the
+// page and how many of its oldest leave (add), when that makes the list;
+// else the whole fragment (whole). A frame that adds carries the whole as
+// its Full.
+func (r *Renderer) appendItems(out []Rendered, i int, k uint64, keys []uint64,
+	whole func() templ.Component, add func(drop, t int) templ.Component) []Rendered {
+	if len(r.lists) != len(r.keys) {
+		r.lists = make([][]uint64, len(r.keys))
 	}
-	sent := r.lines[i]
+	sent := r.lists[i]
 	if r.sums[i] == 0 {
 		sent = nil // the page has none of ours
 	}
 	r.keys[i] = k
-	r.lines[i], r.sums[i] = keys, Mix(keys...)|1
-	full := func() []byte {
+	r.lists[i], r.sums[i] = keys, Mix(keys...)|1
+	render := func(c templ.Component) []byte {
+		r.Renders++
 		var b bytes.Buffer
-		_ = ui.Log(lang, src.prefix, src.title(lang), lines).Render(context.Background(), &b) // a bytes.Buffer takes every write
+		_ = c.Render(context.Background(), &b) // a bytes.Buffer takes every write
 		return b.Bytes()
 	}
+	full := func() []byte { return render(whole()) }
+	id := r.live.frags()[i].ID
 	drop, t, ok := added(sent, keys)
-	r.Renders++
 	switch {
 	case ok && t == 0 && drop == 0:
-		r.Renders--
 		return out
-	case !ok || len(keys) == 0:
-		return append(out, Rendered{ID: p.ID, HTML: full()})
+	case !ok:
+		return append(out, Rendered{ID: id, HTML: full()})
 	}
-	added := lines[len(lines)-t:]
-	if src.newestFirst {
-		added = lines[:t]
-	}
-	var b bytes.Buffer
-	_ = ui.LogAdded(src.prefix, drop, added, src.newestFirst).Render(context.Background(), &b)
-	return append(out, Rendered{ID: p.ID, HTML: b.Bytes(), Full: full})
+	return append(out, Rendered{ID: id, HTML: render(add(drop, t)), Full: full})
 }
 
 // Render renders fragment i (of Live.Fragments) for this viewer.
