@@ -5,13 +5,15 @@ import (
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/sockets"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
 // BenchmarkFrame measures what a session spends on one visitor's action:
 // decode it, apply it, let a second of the demo's time pass, and render
 // the frame that answers it (only the fragments whose key changed, as the
-// session does). It cycles through the kind's load steps, as cmd/loadgen
+// session does, into a pooled chunk that goes back once the socket's
+// mailbox has written it). It cycles through the kind's load steps, as cmd/loadgen
 // does, and reports the fragments rendered per action. A visitor's session
 // is five minutes acting once a second: every 300 actions a fresh session
 // starts (its start is part of the cost), so the timeline, the log and the
@@ -25,6 +27,7 @@ func BenchmarkFrame(b *testing.B) {
 		b.Run(k.Name, func(b *testing.B) {
 			var live *demo.Live
 			var r *demo.Renderer
+			var box sockets.Mailbox
 			b.ReportAllocs()
 			n, renders := 0, 0
 			for i := 0; b.Loop(); i++ {
@@ -50,7 +53,7 @@ func BenchmarkFrame(b *testing.B) {
 					b.Fatal(err)
 				}
 				live.Advance(time.Second)
-				if _, err := r.Frame(nil); err != nil {
+				if err := send(r, &box); err != nil {
 					b.Fatal(err)
 				}
 				n++
@@ -58,4 +61,25 @@ func BenchmarkFrame(b *testing.B) {
 			b.ReportMetric(float64(renders+r.Renders)/float64(n), "renders/op")
 		})
 	}
+}
+
+// send renders r's frame and writes it through box as an owner's session
+// and its socket's writer do (server.session.ownerFrame, sockets.Conn).
+func send(r *demo.Renderer, box *sockets.Mailbox) error {
+	chunk := sockets.GetChunk()
+	defer chunk.Done()
+	rendered, err := r.FrameInto(nil, &chunk.Buf)
+	if err != nil {
+		return err
+	}
+	frags := make([]sockets.Frag, len(rendered))
+	for i, f := range rendered {
+		frags[i] = sockets.Frag{ID: f.ID, HTML: f.HTML, Full: f.Full, Chunk: chunk}
+	}
+	chunk.Hold(len(frags))
+	box.Put(frags)
+	buf := sockets.GetBuffer()
+	box.WriteTo(buf)
+	sockets.PutBuffer(buf)
+	return nil
 }

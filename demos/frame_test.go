@@ -1,6 +1,7 @@
 package demos
 
 import (
+	"bytes"
 	"context"
 	"regexp"
 	"slices"
@@ -254,6 +255,87 @@ func TestFramesAddLogLines(t *testing.T) {
 			t.Logf("%d frames added lines, %d sent a log whole again", adds, wholes)
 			if wholes > len(k.Load) {
 				t.Errorf("%d frames added lines, %d sent a log whole again: want at most %d", adds, wholes, len(k.Load))
+			}
+		})
+	}
+}
+
+// TestFrameIntoOneBuffer: frames written into one reused buffer
+// (FrameInto, an owner's session's pooled chunk) carry the same fragments
+// and HTML as frames whose every fragment is allocated (Frame), in every
+// demo, through its load steps and a second of its time after each, then
+// a moment of the past and back (every fragment rendered again, those
+// unchanged not sent), with the buffer holding bytes before the frame's and
+// reset between frames. Each fragment sent whole is what it renders on its
+// own.
+func TestFrameIntoOneBuffer(t *testing.T) {
+	for _, k := range All() {
+		t.Run(k.Name, func(t *testing.T) {
+			live := demo.Start(&k, demo.Options{})
+			v := demo.View{Lang: ui.Ja, SID: "0123456789abcdef0123456789abcdef", Origin: "https://demo.example"}
+			alone, into := live.Renderer(v), live.Renderer(v)
+			alone.Appends, into.Appends = true, true
+			var buf bytes.Buffer
+			steps := 3 * len(k.Load)
+			for i := range steps + 3 {
+				var c demo.Command
+				switch {
+				case i == 0:
+				case i <= steps:
+					c = demo.Decode(&k, []byte(k.Load[(i-1)%len(k.Load)].Send))
+					if c.Reject != nil {
+						t.Fatalf("load step refused: %v", c.Reject)
+					}
+				case i == steps+1:
+					// Back to a moment of the past: every fragment is
+					// rendered again, and only those that differ are sent.
+					c = demo.Command{Action: demo.ActTimeline, At: live.Now().Milliseconds() / 2}
+				default:
+					c = demo.Command{Action: demo.ActTimelineLive}
+				}
+				if i > 0 {
+					if err := live.Apply(c); err != nil {
+						t.Fatal(err)
+					}
+					if i <= steps {
+						live.Advance(time.Second)
+					}
+				}
+				want, err := alone.Frame(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				buf.Reset()
+				buf.WriteString(strings.Repeat("x", i%7)) // what the buffer held before
+				got, err := into.FrameInto(nil, &buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("step %d: %d fragments into the buffer, %d alone", i, len(got), len(want))
+				}
+				for j := range want {
+					if got[j].ID != want[j].ID || !bytes.Equal(got[j].HTML, want[j].HTML) || (got[j].Full == nil) != (want[j].Full == nil) {
+						t.Fatalf("step %d, fragment %d: into the buffer %s %q, alone %s %q", i, j, got[j].ID, got[j].HTML, want[j].ID, want[j].HTML)
+					}
+					// Both ways share the renderer's code: hold each to the
+					// fragment rendered on its own (a whole one), or to its
+					// element (one that adds).
+					f := got[j]
+					if open := `id="` + f.ID + `"`; !bytes.HasPrefix(f.HTML, []byte("<")) || !bytes.Contains(f.HTML[:bytes.IndexByte(f.HTML, '>')+1], []byte(open)) {
+						t.Fatalf("step %d: fragment %s does not start with its element: %.120q", i, f.ID, f.HTML)
+					}
+					if f.Full != nil {
+						continue
+					}
+					var alone bytes.Buffer
+					if err := into.Render(slices.IndexFunc(live.Fragments(), func(p demo.Part) bool { return p.ID == f.ID }), &alone); err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(f.HTML, alone.Bytes()) {
+						t.Fatalf("step %d: fragment %s is not what it renders on its own:\n%q\n%q", i, f.ID, f.HTML, alone.Bytes())
+					}
+				}
 			}
 		})
 	}

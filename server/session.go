@@ -271,12 +271,20 @@ func (s *session) flushSnapshot(srv *Server) {
 	s.flush(srv)
 }
 
-// ownerFrame renders what changed on the owner's page: the demo's
-// fragments and its room panel.
+// ownerFrame renders what changed on the owner's page (the demo's
+// fragments and its room panel) into a pooled chunk, which the socket's
+// mailbox gives back once they are written.
 func (s *session) ownerFrame() ([]sockets.Frag, error) {
 	s.out.View = s.view()
-	rendered, err := s.out.Frame(nil)
-	return frags(rendered), err
+	chunk := sockets.GetChunk()
+	defer chunk.Done()
+	rendered, err := s.out.FrameInto(nil, &chunk.Buf)
+	out := frags(rendered)
+	for i := range out {
+		out[i].Chunk = chunk
+	}
+	chunk.Hold(len(out))
+	return out, err
 }
 
 // frags converts rendered fragments to the mailbox's.

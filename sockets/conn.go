@@ -107,6 +107,8 @@ func (c *Conn) Put(frags []Frag) {
 		for _, f := range frags {
 			if f.ID == *keep {
 				pass = append(pass, f)
+			} else {
+				f.Chunk.Done()
 			}
 		}
 		if len(pass) == 0 {

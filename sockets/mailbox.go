@@ -10,7 +10,8 @@ import (
 // is level-based, so only the latest matters), and the writer takes
 // everything at once. A fragment that adds to the page's (Frag.Full) and
 // finds an unsent version is taken whole instead. Its size is bounded by
-// the number of fragment ids.
+// the number of fragment ids. A fragment's Chunk is given back when the
+// fragment is written or replaced.
 type Mailbox struct {
 	mu        sync.Mutex
 	pending   []Frag  // at most one per id, in first-put order
@@ -28,8 +29,10 @@ func (b *Mailbox) Put(frags []Frag) {
 			if b.pending[i].ID == f.ID {
 				if f.Full != nil {
 					// What f adds to is not on the page yet.
+					f.Chunk.Done()
 					f = Frag{ID: f.ID, HTML: f.Full()}
 				}
+				b.pending[i].Chunk.Done()
 				b.pending[i] = f
 				replaced = true
 				break
@@ -58,6 +61,7 @@ func (b *Mailbox) WriteTo(buf *bytes.Buffer) bool {
 	}
 	for _, f := range b.pending {
 		buf.Write(f.HTML)
+		f.Chunk.Done()
 	}
 	b.pending = nil // drop the sent fragments and their array
 	return true

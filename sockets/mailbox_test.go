@@ -82,3 +82,84 @@ func TestMailboxAppendsOnlyToWhatWasSent(t *testing.T) {
 		})
 	}
 }
+
+// chunkOf renders htmls into one chunk, as a session's frame does, and
+// returns the fragments pointing into it (ids a, b, …), the chunk holding
+// their references and its maker's.
+func chunkOf(htmls ...string) (*Chunk, []Frag) {
+	c := GetChunk()
+	ends := make([]int, len(htmls))
+	for i, h := range htmls {
+		c.Buf.WriteString(h)
+		ends[i] = c.Buf.Len()
+	}
+	frags, start := make([]Frag, len(htmls)), 0
+	for i, end := range ends {
+		frags[i] = Frag{ID: string(rune('a' + i)), HTML: c.Buf.Bytes()[start:end], Chunk: c}
+		start = end
+	}
+	c.Hold(len(frags))
+	return c, frags
+}
+
+// TestMailboxGivesChunksBack: a fragment's chunk reference is given back
+// when the writer has written it, when a newer version replaces it, when a
+// version that adds is taken whole instead (Full), and when a held
+// connection drops it; never before its bytes are copied. Chunks given
+// back are poisoned, so a read after Done shows in what is written.
+func TestMailboxGivesChunksBack(t *testing.T) {
+	poison = true
+	t.Cleanup(func() { poison = false })
+
+	c := Detached()
+	c1, f1 := chunkOf("<p id=a>1</p>", "<p id=b>1</p>")
+	c.Put(f1)
+	c1.Done() // the maker's
+	if got := c1.refs.Load(); got != 2 {
+		t.Fatalf("after put: %d references, want 2 (one per fragment)", got)
+	}
+	c2, f2 := chunkOf("<p id=a>2</p>", "<i>added</i>")
+	f2[1].Full = func() []byte { return []byte("<p id=b>whole</p>") }
+	c.Put(f2)
+	c2.Done()
+	if got := c1.refs.Load(); got != 0 {
+		t.Errorf("both of the first chunk's fragments replaced: %d references left, want 0", got)
+	}
+	if got := c2.refs.Load(); got != 1 {
+		t.Errorf("second chunk: %d references, want 1 (a; b was taken whole)", got)
+	}
+	if got, want := string(c.Take()), "<p id=a>2</p><p id=b>whole</p>"; got != want {
+		t.Errorf("written %q, want %q", got, want)
+	}
+	if got := c2.refs.Load(); got != 0 {
+		t.Errorf("after the write: %d references left, want 0", got)
+	}
+
+	// A held connection lets one id through and gives the others back.
+	c.Hold("b")
+	c3, f3 := chunkOf("<p id=a>3</p>", "<p id=b>3</p>")
+	c.Put(f3)
+	c3.Done()
+	if got := c3.refs.Load(); got != 1 {
+		t.Errorf("held: %d references, want 1 (b's)", got)
+	}
+	if got, want := string(c.Take()), "<p id=b>3</p>"; got != want {
+		t.Errorf("held: written %q, want %q", got, want)
+	}
+	if got := c3.refs.Load(); got != 0 {
+		t.Errorf("held, after the write: %d references left, want 0", got)
+	}
+}
+
+// TestChunkDoneTooOftenPanics: a reference given back twice would let two
+// frames share bytes; it panics instead.
+func TestChunkDoneTooOftenPanics(t *testing.T) {
+	c := GetChunk()
+	c.Done()
+	defer func() {
+		if recover() == nil {
+			t.Error("a second Done did not panic")
+		}
+	}()
+	c.Done()
+}

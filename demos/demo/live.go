@@ -376,6 +376,7 @@ type Renderer struct {
 	// followers, whose frames travel the bus and may be lost).
 	Appends bool
 	lists   [][]uint64 // by fragment: the keys of the list's items the page shows (marks, a log's lines), when Appends
+	ends    []int      // FrameInto's: where each fragment it appended ends in its buffer
 	// HoldSnapshot leaves the snapshot out of the frames while it is set,
 	// once the page has one: the page keeps it for a restart, and a slower
 	// beat serves that as well (the caller sends it when it is owed,
@@ -469,13 +470,29 @@ func (r *Renderer) Key(i int) uint64 {
 
 // Frame appends to out the fragments that changed since the last frame:
 // those whose key changed are rendered, and those whose HTML differs from
-// what was sent are appended.
+// what was sent are appended. Their HTML is the receiver's.
 func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
+	return r.FrameInto(out, nil)
+}
+
+// FrameInto is Frame writing the HTML of the fragments it appends into to
+// (at its end): a buffer the receiver keeps until they are sent, then
+// reuses (a frame's HTML was the largest of an action's allocations). The
+// HTML appended is valid while to is neither written nor reset. A nil to:
+// each fragment's HTML is allocated for the receiver to keep (Frame).
+func (r *Renderer) FrameInto(out []Rendered, to *bytes.Buffer) ([]Rendered, error) {
 	r.follow()
 	r.SnapshotSent = false
 	held, before := false, len(out)
-	buf := getBuffer()
-	defer buffers.Put(buf)
+	buf := to
+	if buf == nil {
+		buf = getBuffer()
+		defer buffers.Put(buf)
+	}
+	// Offsets into buf of the HTML appended: buf may move as it grows, so
+	// the slices are taken at the end.
+	r.ends = r.ends[:0]
+	base := buf.Len()
 	frags := r.live.frags()
 	for i := range frags {
 		p := &frags[i]
@@ -493,55 +510,68 @@ func (r *Renderer) Frame(out []Rendered) ([]Rendered, error) {
 		if p.shared == sharedSnapshot {
 			r.snapOwed = false // rendered: the page has the present's, or gets it now
 		}
+		start := buf.Len()
 		if p.shared == sharedMarks && r.Appends {
-			out = r.appendMarks(out, i, k)
-			continue
+			out = r.appendMarks(out, i, k, buf)
+		} else if p.shared == sharedLog && r.Appends {
+			out = r.appendLog(out, i, k, buf)
+		} else {
+			r.Renders++
+			if err := r.live.comp(r.rn, p, r.View).Render(context.Background(), buf); err != nil {
+				buf.Truncate(base)
+				return out[:before], fmt.Errorf("render %s: %w", p.ID, err)
+			}
+			r.keys[i] = k
+			// The hash covers the fragment's id (its HTML starts with it),
+			// and is never 0, which means "never sent".
+			h := maphash.Bytes(htmlSeed, buf.Bytes()[start:]) | 1
+			if r.sums[i] == h {
+				buf.Truncate(start)
+				continue
+			}
+			r.sums[i] = h
+			if p.shared == sharedSnapshot {
+				r.SnapshotSent = true
+			}
+			out = append(out, Rendered{ID: p.ID})
 		}
-		if p.shared == sharedLog && r.Appends {
-			out = r.appendLog(out, i, k)
-			continue
+		if len(out) > before+len(r.ends) {
+			r.ends = append(r.ends, buf.Len())
 		}
-		buf.Reset()
-		r.Renders++
-		if err := r.live.comp(r.rn, p, r.View).Render(context.Background(), buf); err != nil {
-			return out, fmt.Errorf("render %s: %w", p.ID, err)
-		}
-		r.keys[i] = k
-		// The hash covers the fragment's id (its HTML starts with it), and
-		// is never 0, which means "never sent".
-		h := maphash.Bytes(htmlSeed, buf.Bytes()) | 1
-		if r.sums[i] == h {
-			continue
-		}
-		r.sums[i] = h
-		if p.shared == sharedSnapshot {
-			r.SnapshotSent = true
-		}
-		out = append(out, Rendered{ID: p.ID, HTML: bytes.Clone(buf.Bytes())})
 	}
 	if held && len(out) > before {
 		r.snapOwed = true
+	}
+	b, start := buf.Bytes(), base
+	for j, end := range r.ends {
+		out[before+j].HTML = b[start:end:end]
+		start = end
+	}
+	if to == nil {
+		for j := before; j < len(out); j++ {
+			out[j].HTML = bytes.Clone(out[j].HTML)
+		}
 	}
 	return out, nil
 }
 
 // appendMarks sends the timeline's marks (fragment i, whose key is now k)
 // to a page that appends.
-func (r *Renderer) appendMarks(out []Rendered, i int, k uint64) []Rendered {
+func (r *Renderer) appendMarks(out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
 	marks := r.live.marks(r.View.Lang)
 	keys := make([]uint64, len(marks))
 	for j, m := range marks {
 		keys[j] = markKey(m)
 	}
 	pre := r.live.kind.Prefix
-	return r.appendItems(out, i, k, keys, func() templ.Component { return ui.TimelineMarks(pre, marks) },
+	return r.appendItems(out, i, k, keys, buf, func() templ.Component { return ui.TimelineMarks(pre, marks) },
 		func(drop, t int) templ.Component { return ui.TimelineMarksAdded(pre, drop, marks[len(marks)-t:]) })
 }
 
 // appendLog sends log fragment i (whose key is now k) to a page that
 // appends. A busy log gains a line or two a frame, and its panel was the
 // largest fragment of most frames.
-func (r *Renderer) appendLog(out []Rendered, i int, k uint64) []Rendered {
+func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
 	src, lang := r.live.frags()[i].more.log, r.View.Lang
 	lines := ui.Newest(src.lines(r.rn.in, lang))
 	keys := make([]uint64, len(lines)) // oldest first, whatever order the panel shows
@@ -551,7 +581,7 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64) []Rendered {
 		}
 		keys[j] = Mix(I(ln.Seq), Str(ln.At), Str(ln.Kind), Str(ln.Text))
 	}
-	return r.appendItems(out, i, k, keys, func() templ.Component { return ui.Log(lang, src.prefix, src.title(lang), lines) },
+	return r.appendItems(out, i, k, keys, buf, func() templ.Component { return ui.Log(lang, src.prefix, src.title(lang), lines) },
 		func(drop, t int) templ.Component {
 			if src.newestFirst {
 				return ui.LogAdded(src.prefix, drop, lines[:t], true)
@@ -565,7 +595,7 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64) []Rendered {
 // page and how many of its oldest leave (add), when that makes the list;
 // else the whole fragment (whole). A frame that adds carries the whole as
 // its Full.
-func (r *Renderer) appendItems(out []Rendered, i int, k uint64, keys []uint64,
+func (r *Renderer) appendItems(out []Rendered, i int, k uint64, keys []uint64, buf *bytes.Buffer,
 	whole func() templ.Component, add func(drop, t int) templ.Component) []Rendered {
 	if len(r.lists) != len(r.keys) {
 		r.lists = make([][]uint64, len(r.keys))
@@ -576,22 +606,24 @@ func (r *Renderer) appendItems(out []Rendered, i int, k uint64, keys []uint64,
 	}
 	r.keys[i] = k
 	r.lists[i], r.sums[i] = keys, Mix(keys...)|1
-	render := func(c templ.Component) []byte {
-		r.Renders++
-		var b bytes.Buffer
-		_ = c.Render(context.Background(), &b) // a bytes.Buffer takes every write
-		return b.Bytes()
-	}
-	full := func() []byte { return render(whole()) }
 	id := r.live.frags()[i].ID
 	drop, t, ok := added(sent, keys)
-	switch {
-	case ok && t == 0 && drop == 0:
+	if ok && t == 0 && drop == 0 {
 		return out
-	case !ok:
-		return append(out, Rendered{ID: id, HTML: full()})
 	}
-	return append(out, Rendered{ID: id, HTML: render(add(drop, t)), Full: full})
+	r.Renders++
+	if !ok {
+		_ = whole().Render(context.Background(), buf) // a bytes.Buffer takes every write
+		return append(out, Rendered{ID: id})
+	}
+	_ = add(drop, t).Render(context.Background(), buf)
+	// Full runs later, if at all (the mailbox asks it): its HTML is its own.
+	return append(out, Rendered{ID: id, Full: func() []byte {
+		r.Renders++
+		var b bytes.Buffer
+		_ = whole().Render(context.Background(), &b)
+		return b.Bytes()
+	}})
 }
 
 // Render renders fragment i (of Live.Fragments) for this viewer.
