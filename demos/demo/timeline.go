@@ -3,7 +3,6 @@ package demo
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"time"
 
@@ -283,6 +282,11 @@ func (l *Live) RestoreTimeline(payload string) error {
 // "/embed/<kind>", origin the site's ("https://host"). It carries the
 // actions up to that moment, and none after.
 func (l *Live) MomentURL(origin, path string, lang ui.Lang, at time.Duration) string {
+	return l.momentLink(origin, path, lang, at).String()
+}
+
+// momentLink is MomentURL in parts, for a page to write as it escapes it.
+func (l *Live) momentLink(origin, path string, lang ui.Lang, at time.Duration) ui.MomentLink {
 	moment := l.Moment()
 	if n := len(l.tl.Entries); n > 0 && l.tl.Entries[n-1].At > at {
 		upTo := l.tl
@@ -294,11 +298,7 @@ func (l *Live) MomentURL(origin, path string, lang ui.Lang, at time.Duration) st
 		}
 		moment = encodeMoment(l.kind, &upTo, l.startZ)
 	}
-	q := url.Values{"moment": {moment}, "at": {momentURLAt(at)}}
-	if lang == ui.En {
-		q.Set("lang", "en")
-	}
-	return origin + path + "?" + q.Encode()
+	return ui.MomentLink{Base: origin + path, At: at.Milliseconds(), En: lang == ui.En, Moment: moment}
 }
 
 // Marker is a demo whose notable events the timeline marks (a pod that
@@ -358,7 +358,7 @@ func (l *Live) timelineProps(v View) ui.TimelineProps {
 	case v.pristine:
 		p.ShareSoon = v.Origin != "" || v.PageLinks
 	case v.Origin != "" || v.PageLinks:
-		p.Share = l.MomentURL(v.Origin, "/"+l.kind.Name, v.Lang, time.Duration(p.Value)*time.Millisecond)
+		p.Share = l.momentLink(v.Origin, "/"+l.kind.Name, v.Lang, time.Duration(p.Value)*time.Millisecond)
 	}
 	return p
 }

@@ -1,0 +1,71 @@
+package templates
+
+import (
+	"bytes"
+	"encoding/base64"
+	"html"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"testing"
+)
+
+// TestMomentLinkAsEncoded: a moment's link is the query url.Values would
+// encode (at, lang, moment, in that order), and the page's attribute holds
+// it as html.EscapeString would escape it, for any payload, time and
+// language.
+func TestMomentLinkAsEncoded(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 200 {
+		payload := make([]byte, r.IntN(3000))
+		for j := range payload {
+			payload[j] = byte(r.Uint32())
+		}
+		m := MomentLink{
+			Base:   []string{"", "https://demo.example", "http://127.0.0.1:8080"}[i%3] + []string{"/reconcile", "/embed/triggers"}[i%2],
+			At:     r.Int64N(1 << 40),
+			En:     i%4 == 0,
+			Moment: base64.RawURLEncoding.EncodeToString(payload),
+		}
+		q := url.Values{"moment": {m.Moment}, "at": {strconv.FormatInt(m.At, 10)}}
+		if m.En {
+			q.Set("lang", "en")
+		}
+		want := m.Base + "?" + q.Encode()
+		if got := m.String(); got != want {
+			t.Fatalf("link %q, want %q", got, want)
+		}
+		var b bytes.Buffer
+		if err := m.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := b.String(), html.EscapeString(want); got != want {
+			t.Fatalf("attribute %q, want %q", got, want)
+		}
+	}
+}
+
+// TestShareLinkInTimeline: the timeline's link to the moment, written by
+// hand, is the element templ wrote: with its link, or without while the
+// link is to come, and none when there is no origin to link from.
+func TestShareLinkInTimeline(t *testing.T) {
+	link := MomentLink{Base: "/reconcile", At: 5000, Moment: "QUJD"}
+	for _, c := range []struct {
+		p    TimelineProps
+		want string
+	}{
+		{TimelineProps{Prefix: "rc", Share: link},
+			`<a class="btn btn-small tl-share" id="rc-share" data-testid="share-moment" data-timeline data-value="/reconcile?at=5000&amp;moment=QUJD" target="_blank" rel="noopener"><span aria-hidden="true">⇗</span> この瞬間のリンク</a></p>`},
+		{TimelineProps{Prefix: "rc", ShareSoon: true},
+			`<a class="btn btn-small tl-share" id="rc-share" data-testid="share-moment" data-timeline target="_blank" rel="noopener"><span aria-hidden="true">⇗</span> この瞬間のリンク</a></p>`},
+		{TimelineProps{Prefix: "rc"}, `</button> </p>`},
+	} {
+		var b bytes.Buffer
+		if err := Timeline(Ja, c.p).Render(t.Context(), &b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b.Bytes(), []byte(c.want)) || bytes.Count(b.Bytes(), []byte("tl-share")) > 1 {
+			t.Errorf("timeline %+v:\n%s\nwant it to hold\n%s", c.p, b.Bytes(), c.want)
+		}
+	}
+}
