@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 )
@@ -114,7 +115,9 @@ func (k *Kind) replayVersion() uint64 { return uint64(max(k.Replay, 1)) }
 // indexes, fields) and a CRC-32 of it all.
 func encodeMoment(k *Kind, tl *Timeline, startZ []byte) string {
 	table := k.actionTable()
-	b := make([]byte, 0, 64+len(startZ)+12*len(tl.Entries))
+	scratch := getBuffer()
+	defer buffers.Put(scratch)
+	b := scratch.AvailableBuffer()
 	b = append(b, momentFormat)
 	b = binary.AppendUvarint(b, k.replayVersion())
 	b = binary.BigEndian.AppendUint16(b, k.tableHash())
@@ -138,7 +141,12 @@ func encodeMoment(k *Kind, tl *Timeline, startZ []byte) string {
 		}
 	}
 	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	return base64.RawURLEncoding.EncodeToString(b)
+	scratch.Write(b) // keeps what it grew to for the next
+	// The link's text is the only copy that stays: written once, then
+	// read as a string.
+	enc := base64.RawURLEncoding
+	out := enc.AppendEncode(make([]byte, 0, enc.EncodedLen(len(b))), b)
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // deflate compresses a start snapshot for a link.
