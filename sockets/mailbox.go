@@ -15,6 +15,7 @@ import (
 type Mailbox struct {
 	mu        sync.Mutex
 	pending   []Frag  // at most one per id, in first-put order
+	array     *[]Frag // pending's, from the pool (pendings)
 	wake      func()  // called after every put: starts the writer; nil when nobody writes
 	coalesced Counter // puts that found unsent fragments
 }
@@ -39,6 +40,10 @@ func (b *Mailbox) Put(frags []Frag) {
 			}
 		}
 		if !replaced {
+			if b.pending == nil {
+				b.array = pendings.Get().(*[]Frag)
+				b.pending = *b.array
+			}
 			b.pending = append(b.pending, f)
 		}
 	}
@@ -63,9 +68,17 @@ func (b *Mailbox) WriteTo(buf *bytes.Buffer) bool {
 		buf.Write(f.HTML)
 		f.Chunk.Done()
 	}
-	b.pending = nil // drop the sent fragments and their array
+	// The array goes back to the pool, not to the mailbox: an idle
+	// session keeps none.
+	clear(b.pending)
+	*b.array = b.pending[:0]
+	pendings.Put(b.array)
+	b.pending, b.array = nil, nil
 	return true
 }
+
+// pendings are the arrays of mailboxes' pending fragments between writes.
+var pendings = sync.Pool{New: func() any { return new([]Frag) }}
 
 // Take returns everything pending as one frame, or nil: what a writer
 // would send next. For connections without a socket (Detached).

@@ -13,6 +13,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -71,8 +72,25 @@ var (
 )
 
 // actionTable returns the names of every action of k that a log holds,
-// sorted: the demo's own and the pace.
-func (k *Kind) actionTable() []string {
+// sorted: the demo's own and the pace. Every link written reads it: it is
+// made once per kind (a Kind's actions do not change once it serves).
+func (k *Kind) actionTable() []string { return k.table().names }
+
+// tableHash is 16 bits of the action table (names and fields): a link
+// written by a build whose actions differ is refused, never misread.
+func (k *Kind) tableHash() uint16 { return k.table().hash }
+
+type actionTable struct {
+	names []string
+	hash  uint16
+}
+
+var actionTables sync.Map // *Kind → *actionTable
+
+func (k *Kind) table() *actionTable {
+	if t, ok := actionTables.Load(k); ok {
+		return t.(*actionTable)
+	}
 	names := make([]string, 0, len(k.Actions)+5)
 	for n := range k.Actions {
 		names = append(names, n)
@@ -86,14 +104,8 @@ func (k *Kind) actionTable() []string {
 		names = append(names, "controller")
 	}
 	slices.Sort(names)
-	return names
-}
-
-// tableHash is 16 bits of the action table (names and fields): a link
-// written by a build whose actions differ is refused, never misread.
-func (k *Kind) tableHash() uint16 {
 	h := fnv.New32a()
-	for _, n := range k.actionTable() {
+	for _, n := range names {
 		a, _ := k.action(n)
 		h.Write([]byte(n))
 		h.Write([]byte{':'})
@@ -104,7 +116,8 @@ func (k *Kind) tableHash() uint16 {
 		h.Write([]byte{';'})
 	}
 	s := h.Sum32()
-	return uint16(s ^ s>>16)
+	t, _ := actionTables.LoadOrStore(k, &actionTable{names: names, hash: uint16(s ^ s>>16)})
+	return t.(*actionTable)
 }
 
 // replayVersion is the kind's Replay, at least 1.
