@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	"github.com/reconcile-demo/reconcile-demo/templates"
@@ -203,5 +204,7 @@ func MustJSON(v any) string {
 	if err != nil {
 		panic("demo: snapshot: " + err.Error())
 	}
-	return string(b)
+	// b is Marshal's own copy, never written again: the string is its
+	// bytes, not a second copy of a demo's largest text.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
