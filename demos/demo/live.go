@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"html"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -570,20 +571,43 @@ func (r *Renderer) appendMarks(out []Rendered, i int, k uint64, buf *bytes.Buffe
 
 // appendLog sends log fragment i (whose key is now k) to a page that
 // appends. A busy log gains a line or two a frame, and its panel was the
-// largest fragment of most frames.
+// largest fragment of most frames. A log whose lines have identities
+// (LogSource.Items) formats only the lines it adds.
 func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
-	src, lang := r.live.frags()[i].more.log, r.View.Lang
-	lines := ui.Newest(src.lines(r.rn.in, lang))
-	keys := make([]uint64, len(lines)) // oldest first, whatever order the panel shows
-	for j, ln := range lines {
-		if src.newestFirst {
-			j = len(lines) - 1 - j
+	src, lang, in := r.live.frags()[i].more.log, r.View.Lang, r.rn.in
+	var keys []uint64 // oldest first, whatever order the panel shows
+	var lines []ui.LogLine
+	if src.items != nil {
+		keys = src.items(in, nil)
+		keys = keys[:min(len(keys), ui.LogShown)]
+		for j, key := range keys {
+			keys[j] = Mix(key, I(int(lang[0])))
 		}
-		keys[j] = Mix(I(ln.Seq), Str(ln.At), Str(ln.Kind), Str(ln.Text))
-	}
-	return r.appendItems(out, i, k, keys, buf, func() templ.Component { return ui.Log(lang, src.prefix, src.title(lang), lines) },
-		func(drop, t int) templ.Component {
+		if src.newestFirst {
+			slices.Reverse(keys)
+		}
+	} else {
+		lines = ui.Newest(src.lines(in, lang))
+		keys = make([]uint64, len(lines))
+		for j, ln := range lines {
 			if src.newestFirst {
+				j = len(lines) - 1 - j
+			}
+			keys[j] = Mix(I(ln.Seq), Str(ln.At), Str(ln.Kind), Str(ln.Text))
+		}
+	}
+	return r.appendItems(out, i, k, keys, buf,
+		func() templ.Component {
+			if lines == nil {
+				lines = ui.Newest(src.lines(in, lang))
+			}
+			return ui.Log(lang, src.prefix, src.title(lang), lines)
+		},
+		func(drop, t int) templ.Component {
+			switch {
+			case lines == nil:
+				return ui.LogAdded(src.prefix, drop, src.newest(in, lang, t), src.newestFirst)
+			case src.newestFirst:
 				return ui.LogAdded(src.prefix, drop, lines[:t], true)
 			}
 			return ui.LogAdded(src.prefix, drop, lines[len(lines)-t:], false)

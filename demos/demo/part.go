@@ -117,6 +117,8 @@ type logMore struct {
 	lines       func(in Instance, l ui.Lang) []ui.LogLine
 	title       func(l ui.Lang) string
 	newestFirst bool
+	items       func(in Instance, keys []uint64) []uint64        // LogSource.Items, or nil
+	newest      func(in Instance, l ui.Lang, n int) []ui.LogLine // LogSource.Newest, with items
 }
 
 // layout returns p's box or enclosure, or nil.
@@ -207,18 +209,33 @@ type LogSource[D Instance] struct {
 	// NewestFirst says Lines come newest first (the panel lists them so):
 	// frames then add new lines at the list's start.
 	NewestFirst bool
+	// Items, when set, appends to keys the identity of each line Lines
+	// returns, in the same order, without formatting any: a value that
+	// changes whenever the line's text would (an entry's number with the
+	// demo's epoch, where entries never change once written). A frame that
+	// adds lines to the page's then formats only those (Newest), where it
+	// formatted the whole panel to find them.
+	Items func(d D, keys []uint64) []uint64
+	// Newest, with Items, returns the n newest of Lines' lines in l, in
+	// Lines' order.
+	Newest func(d D, l ui.Lang, n int) []ui.LogLine
 }
 
 // Log places a log panel owning id (the demo's prefix for its main log,
 // "<prefix>-log"; another prefix for a second log).
 func Log[D Instance](prefix string, src LogSource[D]) Part {
 	lines := func(in Instance, l ui.Lang) []ui.LogLine { return src.Lines(in.(D), l) }
+	m := &logMore{prefix: prefix, lines: lines, title: src.Title, newestFirst: src.NewestFirst}
+	if src.Items != nil {
+		m.items = func(in Instance, keys []uint64) []uint64 { return src.Items(in.(D), keys) }
+		m.newest = func(in Instance, l ui.Lang, n int) []ui.LogLine { return src.Newest(in.(D), l, n) }
+	}
 	return Part{ID: prefix + "-log", shared: sharedLog,
 		Key: func(in Instance) uint64 { return src.Key(in.(D)) },
 		Comp: func(in Instance, v View) templ.Component {
 			return ui.Log(v.Lang, prefix, src.Title(v.Lang), lines(in, v.Lang))
 		},
-		more: &partMore{log: &logMore{prefix: prefix, lines: lines, title: src.Title, newestFirst: src.NewestFirst}}}
+		more: &partMore{log: m}}
 }
 
 // Keys.

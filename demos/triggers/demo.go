@@ -167,6 +167,8 @@ func sideParts(i int, notes demo.Part) demo.Part {
 			Lines:       func(d *Demo, l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },
 			Title:       func(l ui.Lang) string { return T(l, "tr.log."+s.String()) },
 			NewestFirst: true,
+			Items:       func(d *Demo, keys []uint64) []uint64 { return d.logItems(i, keys) },
+			Newest:      func(d *Demo, l ui.Lang, n int) []ui.LogLine { return d.logNewest(l, i, n) },
 		}),
 	}
 	return demo.Around(func(v demo.View) templ.Component { return sideColumn(sideHead(v.Lang, s)) },

@@ -197,13 +197,34 @@ func (d *Demo) streamFrag(l ui.Lang, i int) templ.Component {
 // logFrag says side i's controller log, with the reset or restore note,
 // newest first: the newest ui.LogShown lines, as the page shows them (the
 // shared log panel keeps a list's last lines, which here are the oldest).
-func (d *Demo) logFrag(l ui.Lang, i int) []ui.LogLine {
+func (d *Demo) logFrag(l ui.Lang, i int) []ui.LogLine { return d.logNewest(l, i, ui.LogShown) }
+
+// logNewest returns the n newest lines of side i's log panel, newest first:
+// only they are formatted.
+func (d *Demo) logNewest(l ui.Lang, i, n int) []ui.LogLine {
 	v, _ := d.side(i)
-	lines := logLines(l, v.Side, v.Log)
-	if note, ok := d.Note(); ok {
+	lines := logLines(l, v.Side, v.Log[max(0, len(v.Log)-n):])
+	if note, ok := d.Note(); ok && len(lines) < n {
 		lines = withNote(l, note, lines)
 	}
-	return lines[:min(len(lines), ui.LogShown)]
+	return lines[:min(len(lines), n)]
+}
+
+// logItems appends the identity of each line of side i's log panel,
+// newest first, as logFrag lists them, formatting none: an entry's number
+// within the world's epoch (entries never change once written), and the
+// note's time and kind.
+func (d *Demo) logItems(i int, keys []uint64) []uint64 {
+	v, _ := d.side(i)
+	ep := d.epoch.Key()
+	for j := len(v.Log) - 1; j >= 0 && len(keys) < ui.LogShown; j-- {
+		e := &v.Log[j]
+		keys = append(keys, demo.Mix(ep, demo.I(e.Seq), uint64(e.At)))
+	}
+	if note, ok := d.Note(); ok && len(keys) < ui.LogShown {
+		keys = append(keys, demo.Mix(ep, ^uint64(0), uint64(note.At), demo.Str(note.Kind)))
+	}
+	return keys
 }
 
 // diffState is what becomes of a side's difference (see diffProps).
