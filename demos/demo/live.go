@@ -559,14 +559,18 @@ func (r *Renderer) FrameInto(out []Rendered, to *bytes.Buffer) ([]Rendered, erro
 // appendMarks sends the timeline's marks (fragment i, whose key is now k)
 // to a page that appends.
 func (r *Renderer) appendMarks(out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
-	marks := r.live.marks(r.View.Lang)
-	keys := make([]uint64, len(marks))
-	for j, m := range marks {
-		keys[j] = markKey(m)
+	l := r.live
+	refs, events := l.markRefs(r.View.Lang)
+	keys := getKeys()
+	defer putKeys(keys)
+	for _, m := range refs {
+		*keys = append(*keys, l.refKey(m, events))
 	}
-	pre := r.live.kind.Prefix
-	return r.appendItems(out, i, k, keys, buf, func() templ.Component { return ui.TimelineMarks(pre, marks) },
-		func(drop, t int) templ.Component { return ui.TimelineMarksAdded(pre, drop, marks[len(marks)-t:]) })
+	pre := l.kind.Prefix
+	return r.appendItems(out, i, k, *keys, buf, func() templ.Component { return ui.TimelineMarks(pre, l.markList(refs, events)) },
+		func(drop, t int) templ.Component {
+			return ui.TimelineMarksAdded(pre, drop, l.markList(refs[len(refs)-t:], events))
+		})
 }
 
 // appendLog sends log fragment i (whose key is now k) to a page that
@@ -575,10 +579,12 @@ func (r *Renderer) appendMarks(out []Rendered, i int, k uint64, buf *bytes.Buffe
 // (LogSource.Items) formats only the lines it adds.
 func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
 	src, lang, in := r.live.frags()[i].more.log, r.View.Lang, r.rn.in
-	var keys []uint64 // oldest first, whatever order the panel shows
+	scratch := getKeys()
+	keys := *scratch // oldest first, whatever order the panel shows
+	defer func() { *scratch = keys; putKeys(scratch) }()
 	var lines []ui.LogLine
 	if src.items != nil {
-		keys = src.items(in, nil)
+		keys = src.items(in, keys)
 		keys = keys[:min(len(keys), ui.LogShown)]
 		for j, key := range keys {
 			keys[j] = Mix(key, I(int(lang[0])))
@@ -588,7 +594,7 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer)
 		}
 	} else {
 		lines = ui.Newest(src.lines(in, lang))
-		keys = make([]uint64, len(lines))
+		keys = slices.Grow(keys, len(lines))[:len(lines)]
 		for j, ln := range lines {
 			if src.newestFirst {
 				j = len(lines) - 1 - j
@@ -615,7 +621,8 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer)
 }
 
 // appendItems sends list fragment i (whose key is now k) to a page that
-// appends, given the keys of its items, oldest first: the items new to the
+// appends, given the keys of its items, oldest first (the caller's: the
+// renderer keeps a copy, in the array of the last): the items new to the
 // page and how many of its oldest leave (add), when that makes the list;
 // else the whole fragment (whole). A frame that adds carries the whole as
 // its Full.
@@ -628,10 +635,10 @@ func (r *Renderer) appendItems(out []Rendered, i int, k uint64, keys []uint64, b
 	if r.sums[i] == 0 {
 		sent = nil // the page has none of ours
 	}
-	r.keys[i] = k
-	r.lists[i], r.sums[i] = keys, Mix(keys...)|1
-	id := r.live.frags()[i].ID
 	drop, t, ok := added(sent, keys)
+	r.keys[i] = k
+	r.lists[i], r.sums[i] = append(r.lists[i][:0], keys...), Mix(keys...)|1 // sent is read no more
+	id := r.live.frags()[i].ID
 	if ok && t == 0 && drop == 0 {
 		return out
 	}
@@ -673,3 +680,15 @@ func getBuffer() *bytes.Buffer {
 	b.Reset()
 	return b
 }
+
+// keyScratch holds the keys of a list's items while a frame compares them
+// with those the page has.
+var keyScratch = sync.Pool{New: func() any { return new([]uint64) }}
+
+func getKeys() *[]uint64 {
+	k := keyScratch.Get().(*[]uint64)
+	*k = (*k)[:0]
+	return k
+}
+
+func putKeys(k *[]uint64) { keyScratch.Put(k) }

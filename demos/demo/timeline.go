@@ -3,6 +3,7 @@ package demo
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"time"
 
@@ -372,6 +373,17 @@ func (l *Live) timelineProps(v View) ui.TimelineProps {
 // the start only, so that a page adds the new ones to those it has: once
 // the demo forgets an event, the marks before it go too.
 func (l *Live) marks(lang ui.Lang) []ui.TimelineMark {
+	refs, events := l.markRefs(lang)
+	return l.markList(refs, events)
+}
+
+// markRef is a mark, before its label is written: the index of an action
+// in the log, or (-1-i) the demo's event i.
+type markRef int
+
+// markRefs are the marks as marks lists them, with the events they refer
+// to: no action's label is written.
+func (l *Live) markRefs(lang ui.Lang) ([]markRef, []ui.TimelineMark) {
 	rn := l.cur
 	var events []ui.TimelineMark
 	if m, ok := rn.in.(Marker); ok {
@@ -391,27 +403,59 @@ func (l *Live) marks(lang ui.Lang) []ui.TimelineMark {
 	if rn.forgot {
 		min = max(min, rn.horizon+1)
 	}
-	entries := l.tl.Entries[max(0, len(l.tl.Entries)-ui.MaxMarks):]
-	out := make([]ui.TimelineMark, 0, len(entries)+len(events))
-	for _, e := range entries {
-		at := e.At.Milliseconds()
-		for len(events) > 0 && events[0].At <= at {
-			if events[0].At >= min {
-				out = append(out, events[0])
+	first := max(0, len(l.tl.Entries)-ui.MaxMarks)
+	out := make([]markRef, 0, len(l.tl.Entries)-first+len(events))
+	ev := 0
+	for j := first; j < len(l.tl.Entries); j++ {
+		at := l.tl.Entries[j].At.Milliseconds()
+		for ; ev < len(events) && events[ev].At <= at; ev++ {
+			if events[ev].At >= min {
+				out = append(out, markRef(-1-ev))
 			}
-			events = events[1:]
 		}
 		if at >= min {
-			out = append(out, ui.TimelineMark{At: at, Kind: "action", Label: actionLabel(e)})
+			out = append(out, markRef(j))
 		}
 	}
-	for _, e := range events {
-		if e.At >= min {
-			out = append(out, e)
+	for ; ev < len(events); ev++ {
+		if events[ev].At >= min {
+			out = append(out, markRef(-1-ev))
 		}
 	}
-	return out[max(0, len(out)-ui.MaxMarks):]
+	return out[max(0, len(out)-ui.MaxMarks):], events
 }
+
+// markList writes the marks refs refer to.
+func (l *Live) markList(refs []markRef, events []ui.TimelineMark) []ui.TimelineMark {
+	out := make([]ui.TimelineMark, len(refs))
+	for j, m := range refs {
+		if m < 0 {
+			out[j] = events[-1-m]
+			continue
+		}
+		e := &l.tl.Entries[m]
+		out[j] = ui.TimelineMark{At: e.At.Milliseconds(), Kind: "action", Label: actionLabel(*e)}
+	}
+	return out
+}
+
+// refKey is the key of the mark m refers to (equal keys, equal HTML): an
+// event's is markKey, an action's reads what its label is made of without
+// writing it.
+func (l *Live) refKey(m markRef, events []ui.TimelineMark) uint64 {
+	if m < 0 {
+		return markKey(events[-1-m])
+	}
+	e := &l.tl.Entries[m]
+	k := Mix(uint64(e.At.Milliseconds()), actionMark, Str(e.Action))
+	for _, a := range e.Args {
+		k = Mix(k, uint64(len(a)), maphash.Bytes(keySeed, a))
+	}
+	return k
+}
+
+// actionMark sets the keys of actions' marks apart from events'.
+const actionMark = 0x61637469
 
 // markKey identifies a mark for good: equal keys, equal HTML.
 func markKey(m ui.TimelineMark) uint64 { return Mix(uint64(m.At), Str(m.Kind), Str(m.Label)) }
