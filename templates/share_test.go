@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+
+	"github.com/a-h/templ"
 )
 
 // TestMomentLinkAsEncoded: a moment's link is the query url.Values would
@@ -66,6 +68,28 @@ func TestShareLinkInTimeline(t *testing.T) {
 		}
 		if !bytes.Contains(b.Bytes(), []byte(c.want)) || bytes.Count(b.Bytes(), []byte("tl-share")) > 1 {
 			t.Errorf("timeline %+v:\n%s\nwant it to hold\n%s", c.p, b.Bytes(), c.want)
+		}
+	}
+}
+
+// TestClsAsTemplWritesIt: Cls joins a base and the keys that are on as
+// templ's class={ base, templ.KV(…), … } does.
+func TestClsAsTemplWritesIt(t *testing.T) {
+	for _, c := range []struct {
+		base string
+		on   []templ.KeyValue[string, bool]
+	}{
+		{"pod", nil},
+		{"pod", []templ.KeyValue[string, bool]{templ.KV("pod-dying", false)}},
+		{"pod", []templ.KeyValue[string, bool]{templ.KV("pod-dying", true), templ.KV("pod-new", false), templ.KV("pod-hot", true)}},
+		{"panel cp-seq cp-seq-live", []templ.KeyValue[string, bool]{templ.KV("x", true)}},
+	} {
+		items := []any{c.base}
+		for _, kv := range c.on {
+			items = append(items, kv)
+		}
+		if got, want := string(Cls(c.base, c.on...)), templ.CSSClasses(items).String(); got != want {
+			t.Errorf("Cls(%q, %v) = %q, templ writes %q", c.base, c.on, got, want)
 		}
 	}
 }
