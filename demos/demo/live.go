@@ -585,10 +585,11 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer)
 	var lines []ui.LogLine
 	if src.items != nil {
 		keys = src.items(in, keys)
-		keys = keys[:min(len(keys), ui.LogShown)]
-		for j, key := range keys {
-			keys[j] = Mix(key, I(int(lang[0])))
+		shown := ui.Newest(keys) // as the panel shows Lines
+		for j, key := range shown {
+			shown[j] = Mix(key, I(int(lang[0])))
 		}
+		keys = append(keys[:0], shown...)
 		if src.newestFirst {
 			slices.Reverse(keys)
 		}
