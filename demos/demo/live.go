@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -50,6 +51,10 @@ type Live struct {
 // run is one Instance: the present, or a moment replayed from the log.
 type run struct {
 	in Instance
+	// id tells runs apart for good (runIDs): what identifies a line of a
+	// log within a run (LogSource.Items) may stand for another line in
+	// another (a moment of the past replayed, a demo reset or restored).
+	id uint64
 	// The timeline's marks leave from its start only: when the demo
 	// forgets a notable event (Marker), every mark up to it goes too.
 	horizon int64   // virtual ms: no mark at or before it is shown, once forgot
@@ -86,7 +91,9 @@ func Wrap(k *Kind, in Instance) *Live {
 	return l
 }
 
-func (l *Live) newRun(in Instance) *run { return &run{in: in} }
+func (l *Live) newRun(in Instance) *run { return &run{in: in, id: runIDs.Add(1)} }
+
+var runIDs atomic.Uint64
 
 // frags returns every fragment of the kind, in section order: the clock,
 // the layout's, the timeline, its marks, the room.
@@ -587,7 +594,7 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer)
 		keys = src.items(in, keys)
 		shown := ui.Newest(keys) // as the panel shows Lines
 		for j, key := range shown {
-			shown[j] = Mix(key, I(int(lang[0])))
+			shown[j] = Mix(key, I(int(lang[0])), r.rn.id)
 		}
 		keys = append(keys[:0], shown...)
 		if src.newestFirst {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -212,13 +213,37 @@ type LogSource[D Instance] struct {
 	// Items, when set, appends to keys the identity of each line Lines
 	// returns, in the same order, without formatting any: a value that
 	// changes whenever the line's text would (an entry's number with the
-	// demo's epoch, where entries never change once written). A frame that
+	// demo's epoch, where entries never change once written), within the
+	// demo (the framework tells demos apart: a moment of the past is
+	// replayed into a demo of its own). A frame that
 	// adds lines to the page's then formats only those (Newest), where it
 	// formatted the whole panel to find them.
 	Items func(d D, keys []uint64) []uint64
 	// Newest, with Items, returns the n newest of Lines' lines in l, in
 	// Lines' order.
 	Newest func(d D, l ui.Lang, n int) []ui.LogLine
+}
+
+// EventLog is the LogSource of a demo's sim.Log, whose numbers start again
+// only with a new epoch (a reset): its key and its lines' identities are
+// the events' numbers within the epoch, so a frame formats only the lines
+// it adds (lines formats events in a language).
+func EventLog[D Instance](log func(d D) *sim.Log, epoch func(d D) uint64,
+	lines func(l ui.Lang, events []sim.Event) []ui.LogLine, title func(l ui.Lang) string) LogSource[D] {
+	return LogSource[D]{
+		Key:   func(d D) uint64 { return Mix(epoch(d), uint64(log(d).Seq())) },
+		Lines: func(d D, l ui.Lang) []ui.LogLine { return lines(l, log(d).Newest(ui.LogShown)) },
+		Title: title,
+		Items: func(d D, keys []uint64) []uint64 {
+			n, ep := len(keys), epoch(d)
+			keys = log(d).AppendSeqs(keys, ui.LogShown)
+			for j := n; j < len(keys); j++ {
+				keys[j] = Mix(ep, keys[j])
+			}
+			return keys
+		},
+		Newest: func(d D, l ui.Lang, n int) []ui.LogLine { return lines(l, log(d).Newest(n)) },
+	}
 }
 
 // Log places a log panel owning id (the demo's prefix for its main log,

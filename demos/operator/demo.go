@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -115,11 +116,8 @@ var parts = demo.Declare(
 		demo.Fragment("op-last", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).lastFrag),
 		demo.Fragment("op-chart", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, (*Demo).chartFrag),
 	),
-	demo.Log(Prefix, demo.LogSource[*Demo]{
-		Key:   func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
-		Lines: func(d *Demo, l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
-		Title: func(l ui.Lang) string { return T(l, "op.log") },
-	}),
+	demo.Log(Prefix, demo.EventLog(func(d *Demo) *sim.Log { return &d.Log }, func(d *Demo) uint64 { return d.epoch.Key() },
+		logLines, func(l ui.Lang) string { return T(l, "op.log") })),
 	demo.LiveText(func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).liveText),
 	demo.Snapshot(),
 )

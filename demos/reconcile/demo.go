@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -107,11 +108,8 @@ var parts = demo.Declare(
 		demo.Note("scale-down", func(l ui.Lang) string { return T(l, "rc.note.scale-down") }),
 		demo.Note("resync", func(l ui.Lang) string { return T(l, "rc.note.resync") }),
 	),
-	demo.Log(Prefix, demo.LogSource[*Demo]{
-		Key:   func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), uint64(d.Log.Seq())) },
-		Lines: func(d *Demo, l ui.Lang) []ui.LogLine { return logLines(l, d.Log.Newest(ui.LogShown)) },
-		Title: func(l ui.Lang) string { return T(l, "rc.log") },
-	}),
+	demo.Log(Prefix, demo.EventLog(func(d *Demo) *sim.Log { return &d.Log }, func(d *Demo) uint64 { return d.epoch.Key() },
+		logLines, func(l ui.Lang) string { return T(l, "rc.log") })),
 	demo.LiveText(func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).liveText),
 	demo.Snapshot(),
 )

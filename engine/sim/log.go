@@ -57,5 +57,15 @@ func (l *Log) Newest(n int) []Event {
 	return append([]Event(nil), l.events[max(0, len(l.events)-n):]...)
 }
 
+// AppendSeqs appends to keys the numbers of the newest n events, oldest
+// first, as Newest lists them, copying none: an event never changes once
+// added, so within a log its number stands for it.
+func (l *Log) AppendSeqs(keys []uint64, n int) []uint64 {
+	for _, e := range l.events[max(0, len(l.events)-n):] {
+		keys = append(keys, uint64(e.Seq))
+	}
+	return keys
+}
+
 // Seq returns the number of the newest event: it grows with every event.
 func (l *Log) Seq() int { return l.seq }
