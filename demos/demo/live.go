@@ -501,6 +501,10 @@ func (r *Renderer) FrameInto(out []Rendered, to *bytes.Buffer) ([]Rendered, erro
 	// the slices are taken at the end.
 	r.ends = r.ends[:0]
 	base := buf.Len()
+	// One templ context for the frame's fragments: each Render would make
+	// its own. It dedupes only scripts and CSS components, which no
+	// fragment has.
+	ctx := templ.InitializeContext(context.Background())
 	frags := r.live.frags()
 	for i := range frags {
 		p := &frags[i]
@@ -520,12 +524,12 @@ func (r *Renderer) FrameInto(out []Rendered, to *bytes.Buffer) ([]Rendered, erro
 		}
 		start := buf.Len()
 		if p.shared == sharedMarks && r.Appends {
-			out = r.appendMarks(out, i, k, buf)
+			out = r.appendMarks(ctx, out, i, k, buf)
 		} else if p.shared == sharedLog && r.Appends {
-			out = r.appendLog(out, i, k, buf)
+			out = r.appendLog(ctx, out, i, k, buf)
 		} else {
 			r.Renders++
-			if err := r.live.comp(r.rn, p, r.View).Render(context.Background(), buf); err != nil {
+			if err := r.live.comp(r.rn, p, r.View).Render(ctx, buf); err != nil {
 				buf.Truncate(base)
 				return out[:before], fmt.Errorf("render %s: %w", p.ID, err)
 			}
@@ -565,7 +569,7 @@ func (r *Renderer) FrameInto(out []Rendered, to *bytes.Buffer) ([]Rendered, erro
 
 // appendMarks sends the timeline's marks (fragment i, whose key is now k)
 // to a page that appends.
-func (r *Renderer) appendMarks(out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
+func (r *Renderer) appendMarks(ctx context.Context, out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
 	l := r.live
 	refs, events := l.markRefs(r.View.Lang)
 	keys := getKeys()
@@ -574,7 +578,7 @@ func (r *Renderer) appendMarks(out []Rendered, i int, k uint64, buf *bytes.Buffe
 		*keys = append(*keys, l.refKey(m, events))
 	}
 	pre := l.kind.Prefix
-	return r.appendItems(out, i, k, *keys, buf, func() templ.Component { return ui.TimelineMarks(pre, l.markList(refs, events)) },
+	return r.appendItems(ctx, out, i, k, *keys, buf, func() templ.Component { return ui.TimelineMarks(pre, l.markList(refs, events)) },
 		func(drop, t int) templ.Component {
 			return ui.TimelineMarksAdded(pre, drop, l.markList(refs[len(refs)-t:], events))
 		})
@@ -584,7 +588,7 @@ func (r *Renderer) appendMarks(out []Rendered, i int, k uint64, buf *bytes.Buffe
 // appends. A busy log gains a line or two a frame, and its panel was the
 // largest fragment of most frames. A log whose lines have identities
 // (LogSource.Items) formats only the lines it adds.
-func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
+func (r *Renderer) appendLog(ctx context.Context, out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
 	src, lang, in := r.live.frags()[i].more.log, r.View.Lang, r.rn.in
 	scratch := getKeys()
 	keys := *scratch // oldest first, whatever order the panel shows
@@ -610,7 +614,7 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer)
 			keys[j] = Mix(I(ln.Seq), Str(ln.At), Str(ln.Kind), Str(ln.Text))
 		}
 	}
-	return r.appendItems(out, i, k, keys, buf,
+	return r.appendItems(ctx, out, i, k, keys, buf,
 		func() templ.Component {
 			if lines == nil {
 				lines = ui.Newest(src.lines(in, lang))
@@ -634,7 +638,7 @@ func (r *Renderer) appendLog(out []Rendered, i int, k uint64, buf *bytes.Buffer)
 // page and how many of its oldest leave (add), when that makes the list;
 // else the whole fragment (whole). A frame that adds carries the whole as
 // its Full.
-func (r *Renderer) appendItems(out []Rendered, i int, k uint64, keys []uint64, buf *bytes.Buffer,
+func (r *Renderer) appendItems(ctx context.Context, out []Rendered, i int, k uint64, keys []uint64, buf *bytes.Buffer,
 	whole func() templ.Component, add func(drop, t int) templ.Component) []Rendered {
 	if len(r.lists) != len(r.keys) {
 		r.lists = make([][]uint64, len(r.keys))
@@ -652,10 +656,10 @@ func (r *Renderer) appendItems(out []Rendered, i int, k uint64, keys []uint64, b
 	}
 	r.Renders++
 	if !ok {
-		_ = whole().Render(context.Background(), buf) // a bytes.Buffer takes every write
+		_ = whole().Render(ctx, buf) // a bytes.Buffer takes every write
 		return append(out, Rendered{ID: id})
 	}
-	_ = add(drop, t).Render(context.Background(), buf)
+	_ = add(drop, t).Render(ctx, buf)
 	// Full runs later, if at all (the mailbox asks it): its HTML is its own.
 	return append(out, Rendered{ID: id, Full: func() []byte {
 		r.Renders++
