@@ -61,6 +61,27 @@ var fixesOf = map[engine.Trap][]fixButton{
 	},
 }
 
+// trapStatic is what a trap's panel says whatever the state, made once:
+// its catalog keys, and its fixes' ids, messages and fix names.
+type trapStatic struct {
+	key, title, cause, fix string
+	fixes                  []struct{ id, vals, fix string }
+}
+
+var trapStatics = func() map[engine.Trap]*trapStatic {
+	m := map[engine.Trap]*trapStatic{}
+	for _, t := range engine.Traps() {
+		key := "pp.trap." + string(t)
+		st := &trapStatic{key: key, title: key + ".title", cause: key + ".cause", fix: key + ".fix"}
+		for i, f := range fixesOf[t] {
+			st.fixes = append(st.fixes, struct{ id, vals, fix string }{"pp-fix-" + string(t) + "-" + ui.Itoa(i+1),
+				vals("action", f.action, f.field, f.value), f.action + ":" + valueText(f.value)})
+		}
+		m[t] = st
+	}
+	return m
+}()
+
 // trapProps lays out the traps panel from the settings, the metrics m and
 // the API server's objects (what a trap's buttons name).
 func trapProps(l ui.Lang, w *engine.World, m engine.Metrics, objs []apiserver.Object) []TrapProps {
@@ -78,14 +99,17 @@ func trapProps(l ui.Lang, w *engine.World, m engine.Metrics, objs []apiserver.Ob
 	create := createName(objs)
 	out := make([]TrapProps, 0, len(engine.Traps()))
 	for _, t := range engine.Traps() {
-		key := "pp.trap." + string(t)
-		tp := TrapProps{Name: string(t), On: w.TrapOn(t), Title: T(l, key+".title"), Cause: T(l, key+".cause"),
-			Fix: T(l, key+".fix")}
-		for i, f := range fixesOf[t] {
-			tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-" + string(t) + "-" + ui.Itoa(i+1), Label: T(l, f.label),
-				Vals: vals("action", f.action, f.field, f.value), Fix: f.action + ":" + valueText(f.value),
-				Wrong: f.wrong, Done: f.done(s)})
+		st := trapStatics[t]
+		tp := TrapProps{Name: string(t), On: w.TrapOn(t), Title: T(l, st.title), Cause: T(l, st.cause),
+			Fix: T(l, st.fix)}
+		if fs := fixesOf[t]; len(fs) > 0 {
+			tp.Fixes = make([]ButtonProps, len(fs), len(fs)+2)
+			for i, f := range fs {
+				tp.Fixes[i] = ButtonProps{ID: st.fixes[i].id, Label: T(l, f.label),
+					Vals: st.fixes[i].vals, Fix: st.fixes[i].fix, Wrong: f.wrong, Done: f.done(s)}
+			}
 		}
+		key := st.key
 		d := engine.DefaultSettings()
 		switch t {
 		case engine.TrapRunaway:
