@@ -359,3 +359,44 @@ func TestFrameIntoOneBuffer(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotWritten: a demo that writes its snapshot as it encodes it
+// (demo.SnapshotWriter) writes SnapshotJSON's text, through its load steps
+// and a reset; the kinds that matter most for a frame's weight do.
+func TestSnapshotWritten(t *testing.T) {
+	writers := 0
+	for _, k := range All() {
+		t.Run(k.Name, func(t *testing.T) {
+			live := demo.Start(&k, demo.Options{})
+			sw, ok := live.Instance().(demo.SnapshotWriter)
+			if !ok {
+				t.Skipf("%s writes its snapshot as a string", k.Name)
+			}
+			writers++
+			for i := range 3*len(k.Load) + 1 {
+				var b bytes.Buffer
+				if err := sw.WriteSnapshotJSON(&b); err != nil {
+					t.Fatal(err)
+				}
+				if want := live.Instance().SnapshotJSON(); b.String() != want {
+					t.Fatalf("step %d: written\n%s\nSnapshotJSON\n%s", i, b.String(), want)
+				}
+				if i == 3*len(k.Load) {
+					break
+				}
+				c := demo.Decode(&k, []byte(k.Load[i%len(k.Load)].Send))
+				if i == 3*len(k.Load)-1 {
+					c = demo.Command{Action: "reset"}
+				}
+				if err := live.Apply(c); err != nil {
+					t.Fatal(err)
+				}
+				live.Advance(time.Second)
+				sw = live.Instance().(demo.SnapshotWriter)
+			}
+		})
+	}
+	if writers < 4 {
+		t.Errorf("%d kinds write their snapshots as they encode them, want 4 (all but pipeline, whose snapshot packs a large world)", writers)
+	}
+}

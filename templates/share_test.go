@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"html"
+	"io"
 	"math/rand/v2"
 	"net/url"
 	"strconv"
@@ -90,6 +91,25 @@ func TestClsAsTemplWritesIt(t *testing.T) {
 		}
 		if got, want := string(Cls(c.base, c.on...)), templ.CSSClasses(items).String(); got != want {
 			t.Errorf("Cls(%q, %v) = %q, templ writes %q", c.base, c.on, got, want)
+		}
+	}
+}
+
+// TestSnapshotToAsSnapshot: the snapshot written as it is encoded is the
+// element Snapshot writes from the string.
+func TestSnapshotToAsSnapshot(t *testing.T) {
+	json := `{"v":1,"kind":"reconcile","note":"<b>&'x'</b>","now":5}`
+	for _, timeline := range []string{"", "QUJD-_"} {
+		var a, b bytes.Buffer
+		if err := Snapshot("rc", "sid-1", json, timeline).Render(t.Context(), &a); err != nil {
+			t.Fatal(err)
+		}
+		write := func(w io.Writer) error { _, err := io.WriteString(w, json); return err }
+		if err := SnapshotTo("rc", "sid-1", write, timeline).Render(t.Context(), &b); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Errorf("SnapshotTo wrote\n%s\nSnapshot\n%s", b.String(), a.String())
 		}
 	}
 }

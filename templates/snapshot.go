@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"io"
+	"unsafe"
 
 	"github.com/a-h/templ"
 )
@@ -38,6 +39,45 @@ func Snapshot(prefix, sid, json, timeline string) templ.Component {
 		_, err := io.WriteString(w, `></div>`)
 		return err
 	})
+}
+
+// SnapshotTo is Snapshot with the state's JSON written by write, escaped
+// as it is written: no string of it is made.
+func SnapshotTo(prefix, sid string, write func(w io.Writer) error, timeline string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		if err := openTag(w, `<div id="`, prefix, `-snapshot" hidden`); err != nil {
+			return err
+		}
+		if err := attr(w, ` data-sid="`, sid); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, ` data-snapshot="`); err != nil {
+			return err
+		}
+		if err := write(escaper{w}); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, `"`); err != nil {
+			return err
+		}
+		if timeline != "" {
+			if err := attr(w, ` data-timeline="`, timeline); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, `></div>`)
+		return err
+	})
+}
+
+// escaper writes what is written to it escaped (escape).
+type escaper struct{ w io.Writer }
+
+func (e escaper) Write(p []byte) (int, error) {
+	if err := escape(e.w, unsafe.String(unsafe.SliceData(p), len(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // openTag writes head, escaped id, tail.

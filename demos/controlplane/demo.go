@@ -9,6 +9,7 @@ package controlplane
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/a-h/templ"
 
@@ -278,6 +279,9 @@ func (d *Demo) Frozen() bool { return !d.Live() }
 
 // SnapshotJSON returns the snapshot the page keeps.
 func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
+
+// WriteSnapshotJSON writes SnapshotJSON as it encodes it.
+func (d *Demo) WriteSnapshotJSON(w io.Writer) error { return demo.WriteJSON(w, d.Snapshot()) }
 
 var (
 	_ demo.Instance = (*Demo)(nil)

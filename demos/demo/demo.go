@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 	"unsafe"
 
@@ -195,6 +196,30 @@ func RestoreWith[S any, D Instance](restore func(Options, S) (D, error)) func(Op
 		}
 		return d, nil
 	}
+}
+
+// SnapshotWriter is a demo that writes its snapshot's JSON (SnapshotJSON)
+// into the page as it encodes it (WriteJSON): the snapshot is the largest
+// text of an action's frame, and a string of it is a copy thrown away.
+type SnapshotWriter interface {
+	WriteSnapshotJSON(w io.Writer) error
+}
+
+// WriteJSON writes v to w as json.Marshal returns it, in one Write, with
+// no copy of its own: the encoder's buffer comes from its pool.
+func WriteJSON(w io.Writer, v any) error {
+	return json.NewEncoder(oneLine{w}).Encode(v)
+}
+
+// oneLine drops the newline that json.Encoder writes after a value.
+type oneLine struct{ w io.Writer }
+
+func (o oneLine) Write(p []byte) (int, error) {
+	if n := len(p); n > 0 && p[n-1] == '\n' {
+		_, err := o.w.Write(p[:n-1])
+		return n, err
+	}
+	return o.w.Write(p)
 }
 
 // MustJSON returns v as JSON: snapshots are plain structs, so an error is

@@ -127,6 +127,9 @@ func (l *Live) comp(rn *run, p *Part, v View) templ.Component {
 		if v.pristine {
 			return ui.Snapshot(pre, v.SID, "", "")
 		}
+		if sw, ok := l.cur.in.(SnapshotWriter); ok {
+			return ui.SnapshotTo(pre, v.SID, sw.WriteSnapshotJSON, l.snapshotMoment(v))
+		}
 		return ui.Snapshot(pre, v.SID, l.cur.in.SnapshotJSON(), l.snapshotMoment(v))
 	case sharedTimeline:
 		return ui.Timeline(v.Lang, l.timelineProps(v))

@@ -7,6 +7,7 @@ package operator
 import (
 	_ "embed"
 	"fmt"
+	"io"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -127,5 +128,8 @@ func (d *Demo) stateKey() uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }
 
 // SnapshotJSON returns the snapshot the page keeps.
 func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
+
+// WriteSnapshotJSON writes SnapshotJSON as it encodes it.
+func (d *Demo) WriteSnapshotJSON(w io.Writer) error { return demo.WriteJSON(w, d.Snapshot()) }
 
 var _ demo.Instance = (*Demo)(nil)

@@ -8,6 +8,7 @@ package reconcile
 import (
 	_ "embed"
 	"fmt"
+	"io"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -116,5 +117,8 @@ var parts = demo.Declare(
 
 // SnapshotJSON returns the snapshot the page keeps.
 func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
+
+// WriteSnapshotJSON writes SnapshotJSON as it encodes it.
+func (d *Demo) WriteSnapshotJSON(w io.Writer) error { return demo.WriteJSON(w, d.Snapshot()) }
 
 var _ demo.Instance = (*Demo)(nil)

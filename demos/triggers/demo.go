@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/a-h/templ"
 
@@ -182,6 +183,13 @@ func sideParts(i int, notes demo.Part) demo.Part {
 func (d *Demo) SnapshotJSON() string {
 	d.release()
 	return demo.MustJSON(d.Snapshot())
+}
+
+// WriteSnapshotJSON writes SnapshotJSON as it encodes it (and lets go of
+// the frame's reading of the world, as SnapshotJSON does).
+func (d *Demo) WriteSnapshotJSON(w io.Writer) error {
+	d.release()
+	return demo.WriteJSON(w, d.Snapshot())
 }
 
 var _ demo.Instance = (*Demo)(nil)
