@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"github.com/a-h/templ"
+	"slices"
+	"sync"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
@@ -205,8 +207,14 @@ func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 		{Class: "s-pending", Label: T(l, "phase.Pending")},
 		{Class: "s-failed", Label: T(l, "phase.Failed")},
 	}
+	// The steps are read while the chart is laid out, not after: their
+	// array goes back to the pool.
+	n := d.hist.Len()
+	steps := stepPool.Get().(*[]ui.Step)
+	defer stepPool.Put(steps)
+	*steps = slices.Grow((*steps)[:0], len(series)*n)[:len(series)*n]
 	for i := range series {
-		series[i].Steps = make([]ui.Step, d.hist.Len())
+		series[i].Steps = (*steps)[i*n : (i+1)*n : (i+1)*n]
 	}
 	for j, h := range d.hist.All() {
 		for i, v := range [...]int{h.Desired, h.Running, h.Pending, h.Failed} {
@@ -215,3 +223,6 @@ func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 	}
 	return ui.LineChart(Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Window(), series)
 }
+
+// stepPool holds the arrays of the chart's steps between frames.
+var stepPool = sync.Pool{New: func() any { return new([]ui.Step) }}
