@@ -35,7 +35,7 @@ func (d *Demo) mark(e sim.Event) { d.marks.Add(d.Now(), e) }
 // Failed pods, the newest maxMarks of them. A reset keeps them, as the
 // timeline keeps the actions before it.
 func (d *Demo) Marks(l ui.Lang) []ui.TimelineMark {
-	es := d.marks.List()
+	es := d.marks.Peek() // read here, written never
 	out := make([]ui.TimelineMark, len(es))
 	for i, e := range es {
 		out[i] = ui.TimelineMark{At: e.At.Milliseconds(), Kind: markEvent, Label: markLabel(l, e)}
@@ -63,8 +63,12 @@ type MarkState struct {
 }
 
 func (d *Demo) markStates() []MarkState {
-	var out []MarkState
-	for _, e := range d.marks.List() {
+	es := d.marks.Peek()
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]MarkState, 0, len(es))
+	for _, e := range es {
 		out = append(out, MarkState{At: e.At.Milliseconds(), Kind: e.Kind, N: e.N})
 	}
 	return out

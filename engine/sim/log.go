@@ -51,6 +51,10 @@ func (l *Log) Add(at time.Duration, e Event) {
 // List returns a copy of the events, oldest first.
 func (l *Log) List() []Event { return append([]Event(nil), l.events...) }
 
+// Peek returns the events, oldest first, without copying them: the
+// caller reads them before the next Add and never writes them.
+func (l *Log) Peek() []Event { return l.events[:len(l.events):len(l.events)] }
+
 // Newest returns a copy of the newest n events (all of them when there are
 // fewer), oldest first: what a page shows of the log.
 func (l *Log) Newest(n int) []Event {
