@@ -90,9 +90,18 @@ func (e Event) MarshalJSON() ([]byte, error) {
 }
 
 // appendString appends s as a JSON string, as encoding/json writes it.
+// The names a snapshot holds (kinds, pods, fates) need no escaping: they
+// are written as they are, and anything else as json.Marshal writes it.
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // UnmarshalJSON reads an event's array: exactly its ten values, each of its
