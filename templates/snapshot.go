@@ -19,50 +19,42 @@ import (
 // as templ escapes it: the state's JSON, the largest attribute of any
 // frame, is escaped as it is written, not copied twice first.
 func Snapshot(prefix, sid, json, timeline string) templ.Component {
+	if json == "" {
+		return snapshot(prefix, sid, nil, timeline)
+	}
+	return snapshot(prefix, sid, func(w io.Writer) error { return escape(w, json) }, timeline)
+}
+
+// SnapshotTo is Snapshot with the state's JSON written by write, escaped
+// as it is written: no string of it is made.
+func SnapshotTo(prefix, sid string, write func(w io.Writer) error, timeline string) templ.Component {
+	return snapshot(prefix, sid, func(w io.Writer) error { return write(escaper{w}) }, timeline)
+}
+
+// snapshot writes the element; value writes the state's JSON escaped, or
+// is nil when there is no state.
+func snapshot(prefix, sid string, value func(w io.Writer) error, timeline string) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		if err := openTag(w, `<div id="`, prefix, `-snapshot" hidden`); err != nil {
 			return err
 		}
-		if json != "" {
+		if value != nil {
 			if err := attr(w, ` data-sid="`, sid); err != nil {
 				return err
 			}
-			if err := attr(w, ` data-snapshot="`, json); err != nil {
+			if _, err := io.WriteString(w, ` data-snapshot="`); err != nil {
+				return err
+			}
+			if err := value(w); err != nil {
+				return err
+			}
+			if _, err := io.WriteString(w, `"`); err != nil {
 				return err
 			}
 			if timeline != "" {
 				if err := attr(w, ` data-timeline="`, timeline); err != nil {
 					return err
 				}
-			}
-		}
-		_, err := io.WriteString(w, `></div>`)
-		return err
-	})
-}
-
-// SnapshotTo is Snapshot with the state's JSON written by write, escaped
-// as it is written: no string of it is made.
-func SnapshotTo(prefix, sid string, write func(w io.Writer) error, timeline string) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		if err := openTag(w, `<div id="`, prefix, `-snapshot" hidden`); err != nil {
-			return err
-		}
-		if err := attr(w, ` data-sid="`, sid); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, ` data-snapshot="`); err != nil {
-			return err
-		}
-		if err := write(escaper{w}); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, `"`); err != nil {
-			return err
-		}
-		if timeline != "" {
-			if err := attr(w, ` data-timeline="`, timeline); err != nil {
-				return err
 			}
 		}
 		_, err := io.WriteString(w, `></div>`)
