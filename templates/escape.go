@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -48,3 +49,43 @@ func escape(w io.Writer, s string) error {
 		s = s[i+1:]
 	}
 }
+
+// HTML writes an element by hand, as templ would write it: what a demo
+// renders many times a frame (a stream's rows), where templ boxes and
+// escapes every dynamic attribute. The first error stops it; Err reports
+// it.
+type HTML struct {
+	w   io.Writer
+	err error
+	num [20]byte
+}
+
+// NewHTML writes to w.
+func NewHTML(w io.Writer) *HTML { return &HTML{w: w} }
+
+// Raw writes s as it is: markup.
+func (h *HTML) Raw(s string) {
+	if h.err == nil {
+		_, h.err = io.WriteString(h.w, s)
+	}
+}
+
+// Text writes s escaped, as templ escapes text and attribute values.
+func (h *HTML) Text(s string) {
+	if h.err == nil {
+		h.err = escape(h.w, s)
+	}
+}
+
+// Int writes n in decimal.
+func (h *HTML) Int(n int) {
+	if h.err == nil {
+		_, h.err = h.w.Write(strconv.AppendInt(h.num[:0], int64(n), 10))
+	}
+}
+
+// Bool writes true or false.
+func (h *HTML) Bool(b bool) { h.Raw(strconv.FormatBool(b)) }
+
+// Err is the first error a write met.
+func (h *HTML) Err() error { return h.err }
