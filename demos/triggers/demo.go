@@ -189,7 +189,12 @@ func (d *Demo) SnapshotJSON() string {
 // the frame's reading of the world, as SnapshotJSON does).
 func (d *Demo) WriteSnapshotJSON(w io.Writer) error {
 	d.release()
-	return demo.WriteJSON(w, d.Snapshot())
+	x := writtenPool.Get().(*written)
+	defer writtenPool.Put(x)
+	d.w.SnapshotInto(&x.snap)
+	x.b = appendSnapshot(x.b[:0], d.Envelope(Name), &x.snap)
+	_, err := w.Write(x.b)
+	return err
 }
 
 var _ demo.Instance = (*Demo)(nil)

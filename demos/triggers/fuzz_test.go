@@ -77,6 +77,7 @@ func run(t *testing.T, prog []byte, renderEvery int) {
 		}
 		reconciles = d.Reconciles()
 		checkInvariants(t, d)
+		checkSnapshotWritten(t, d)
 		if (i/2)%renderEvery == 0 {
 			checkRead(t, live, view)
 			for _, l := range []templates.Lang{templates.Ja, templates.En} {

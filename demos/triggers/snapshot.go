@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -67,11 +68,13 @@ type Event engine.EventState
 // Copy is an engine.CopyState written as [seq, in].
 type Copy engine.CopyState
 
-// MarshalJSON writes the event as an array. Every frame's snapshot holds a
-// stream's worth of them, so it writes them directly rather than through a
-// []any.
+// MarshalJSON writes the event as an array.
 func (e Event) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 96)
+	return appendEvent(make([]byte, 0, 96), engine.EventState(e)), nil
+}
+
+// appendEvent appends e as an Event's array.
+func appendEvent(b []byte, e engine.EventState) []byte {
 	b = append(b, '[')
 	b = strconv.AppendInt(b, int64(e.Seq), 10)
 	for _, s := range [...]string{e.Kind, e.Pod} {
@@ -86,7 +89,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(append(b, ','), e.EmittedAt, 10)
 	b = strconv.AppendInt(append(b, ','), int64(e.Delivered), 10)
 	b = strconv.AppendInt(append(b, ','), e.DeliveredAt, 10)
-	return append(b, ']'), nil
+	return append(b, ']')
 }
 
 // appendString appends s as a JSON string, as encoding/json writes it.
@@ -117,9 +120,14 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes the copy as an array.
 func (c Copy) MarshalJSON() ([]byte, error) {
-	b := strconv.AppendInt([]byte{'['}, int64(c.Seq), 10)
+	return appendCopy(nil, engine.CopyState(c)), nil
+}
+
+// appendCopy appends c as a Copy's array.
+func appendCopy(b []byte, c engine.CopyState) []byte {
+	b = strconv.AppendInt(append(b, '['), int64(c.Seq), 10)
 	b = strconv.AppendInt(append(b, ','), c.In, 10)
-	return append(b, ']'), nil
+	return append(b, ']')
 }
 
 // UnmarshalJSON reads a copy's array of exactly two numbers.
@@ -212,4 +220,107 @@ func RestoreDemo(snap Snapshot) (*Demo, error) {
 	}
 	now := time.Duration(snap.Now) * time.Millisecond
 	return newDemo(clock, w, &sim.Event{Kind: NoteRestored, At: now}), nil
+}
+
+// written is what WriteSnapshotJSON reuses from one frame to the next: the
+// engine's snapshot's arrays and the JSON's bytes.
+type written struct {
+	snap engine.Snapshot
+	b    []byte
+}
+
+var writtenPool = sync.Pool{New: func() any { return new(written) }}
+
+// appendSnapshot appends the snapshot of env and s as json.Marshal writes
+// Snapshot{env, compactWorld(s)}, field for field: a frame writes the
+// snapshot every time the world moves, and encoding/json finds its way
+// through the structs by reflection, with an allocation for each event.
+// TestSnapshotWrittenAsMarshalled holds the two equal, world after world.
+func appendSnapshot(b []byte, env sim.Envelope, s *engine.Snapshot) []byte {
+	b = strconv.AppendInt(append(b, `{"v":`...), int64(env.V), 10)
+	if env.Kind != "" {
+		b = appendString(append(b, `,"kind":`...), env.Kind)
+	}
+	b = strconv.AppendInt(append(b, `,"now":`...), env.Now, 10)
+	b = strconv.AppendBool(append(b, `,"paused":`...), env.Paused)
+	b = appendString(append(b, `,"speed":`...), env.Speed)
+	b = strconv.AppendInt(append(b, `,"world":{"v":`...), int64(s.V), 10)
+	b = strconv.AppendInt(append(b, `,"now":`...), s.Now, 10)
+	b = strconv.AppendInt(append(b, `,"desired":`...), int64(s.Desired), 10)
+	if s.Drop {
+		b = append(b, `,"drop":true`...)
+	}
+	if s.DownIn != 0 {
+		b = strconv.AppendInt(append(b, `,"downIn":`...), s.DownIn, 10)
+	}
+	b = appendSide(append(b, `,"level":`...), &s.Level)
+	b = appendSide(append(b, `,"edge":`...), &s.Edge)
+	b = append(b, `,"known":`...)
+	if s.Known == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, n := range s.Known {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, n)
+		}
+		b = append(b, ']')
+	}
+	if s.Lesson != nil {
+		b = appendString(append(b, `,"lesson":{"reason":`...), s.Lesson.Reason)
+		b = strconv.AppendInt(append(b, `,"at":`...), s.Lesson.At, 10)
+		b = append(b, '}')
+	}
+	return append(b, "}}"...)
+}
+
+// appendSide appends a Side: the pods as objects, the stream's events and
+// copies as arrays.
+func appendSide(b []byte, s *engine.SideState) []byte {
+	b = strconv.AppendInt(append(b, `{"seq":`...), int64(s.Seq), 10)
+	b = append(b, `,"pods":`...)
+	if s.Pods == nil { // compactSide passes the pods on as they are
+		b = append(b, "null"...)
+	} else {
+		b = appendList(b, s.Pods, podJSON)
+	}
+	st := &s.Stream
+	b = strconv.AppendInt(append(b, `,"stream":{"seq":`...), int64(st.Seq), 10)
+	if st.DupNext {
+		b = append(b, `,"dupNext":true`...)
+	}
+	if st.SwapNext {
+		b = append(b, `,"swapNext":true`...)
+	}
+	if st.Held != 0 {
+		b = strconv.AppendInt(append(b, `,"held":`...), int64(st.Held), 10)
+	}
+	b = appendList(append(b, `,"events":`...), st.Events, appendEvent)
+	b = appendList(append(b, `,"queue":`...), st.Queue, appendCopy)
+	return append(b, "}}"...)
+}
+
+// podJSON appends a pod as encoding/json writes a PodState.
+func podJSON(b []byte, p engine.PodState) []byte {
+	b = appendString(append(b, `{"name":`...), p.Name)
+	b = appendString(append(b, `,"phase":`...), p.Phase)
+	if p.StartsIn != 0 {
+		b = strconv.AppendInt(append(b, `,"startsIn":`...), p.StartsIn, 10)
+	}
+	return append(b, '}')
+}
+
+// appendList appends xs as a JSON array of what each writes, [] for nil
+// too (compactSide makes the stream's lists anew, never nil).
+func appendList[E any](b []byte, xs []E, each func([]byte, E) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, x)
+	}
+	return append(b, ']')
 }

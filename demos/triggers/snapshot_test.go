@@ -244,3 +244,35 @@ func TestAppendStringAsMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotWrittenAsMarshalled: the snapshot a frame writes by hand
+// (WriteSnapshotJSON, into arrays used again and again) is byte for byte
+// json.Marshal of Snapshot, in every state here; the fuzzer (run) checks
+// the same after every operation of its programs.
+func TestSnapshotWrittenAsMarshalled(t *testing.T) {
+	var last *Demo
+	for name, mk := range states(t) {
+		d := mk()
+		checkSnapshotWritten(t, d)
+		if last != nil {
+			checkSnapshotWritten(t, last) // after another world's, in the same arrays
+		}
+		last = d
+		if t.Failed() {
+			t.Fatalf("in state %q", name)
+		}
+	}
+}
+
+// checkSnapshotWritten fails t unless d's written snapshot is json.Marshal
+// of its Snapshot.
+func checkSnapshotWritten(t *testing.T, d *Demo) {
+	t.Helper()
+	var b strings.Builder
+	if err := d.WriteSnapshotJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := marshal(t, d.Snapshot()); b.String() != string(want) {
+		t.Errorf("snapshot written\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -1,8 +1,10 @@
 package reconcile
 
 import (
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Phase は Pod のライフサイクル状態。
@@ -53,17 +55,17 @@ func (c *Cluster) create() string {
 func (c *Cluster) delete(name string) { delete(c.pods, name) }
 
 // Pods は名前順に Pod 一覧を返す(観測用・決定的)。
-func (c *Cluster) Pods() []Pod {
-	names := make([]string, 0, len(c.pods))
-	for n := range c.pods {
-		names = append(names, n)
+func (c *Cluster) Pods() []Pod { return c.AppendPods(make([]Pod, 0, len(c.pods))) }
+
+// AppendPods は Pods と同じ並びで dst に Pod を足して返す。毎フレーム読む側が
+// 配列を使い回せるように(Pods は呼ぶたびに新しく作る)。
+func (c *Cluster) AppendPods(dst []Pod) []Pod {
+	n := len(dst)
+	for _, p := range c.pods {
+		dst = append(dst, *p)
 	}
-	sort.Strings(names)
-	out := make([]Pod, len(names))
-	for i, n := range names {
-		out[i] = *c.pods[n]
-	}
-	return out
+	slices.SortFunc(dst[n:], func(a, b Pod) int { return strings.Compare(a.Name, b.Name) })
+	return dst
 }
 
 // StartPending は Pending の Pod を Running にする(スケジュール後の起動を模す)。

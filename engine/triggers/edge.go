@@ -1,8 +1,10 @@
 package triggers
 
 import (
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 )
@@ -61,16 +63,17 @@ func (c *Cluster) fail(name string) bool {
 
 // Pods returns the pods sorted by name, as reconcile.Cluster.Pods does.
 func (c *Cluster) Pods() []reconcile.Pod {
-	names := make([]string, 0, len(c.pods))
-	for n := range c.pods {
-		names = append(names, n)
+	return c.AppendPods(make([]reconcile.Pod, 0, len(c.pods)))
+}
+
+// AppendPods appends Pods to dst, as reconcile.Cluster.AppendPods does.
+func (c *Cluster) AppendPods(dst []reconcile.Pod) []reconcile.Pod {
+	n := len(dst)
+	for _, p := range c.pods {
+		dst = append(dst, *p)
 	}
-	sort.Strings(names)
-	out := make([]reconcile.Pod, len(names))
-	for i, n := range names {
-		out[i] = *c.pods[n]
-	}
-	return out
+	slices.SortFunc(dst[n:], func(a, b reconcile.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return dst
 }
 
 // Seq returns the number used by the last pod created: the next pod is
@@ -184,12 +187,17 @@ func (c *EdgeController) Forget() { clear(c.known) }
 
 // Known returns the pods the controller believes alive, sorted by name.
 func (c *EdgeController) Known() []string {
-	out := make([]string, 0, len(c.known))
-	for n := range c.known {
-		out = append(out, n)
+	return c.AppendKnown(make([]string, 0, len(c.known)))
+}
+
+// AppendKnown appends Known to dst.
+func (c *EdgeController) AppendKnown(dst []string) []string {
+	n := len(dst)
+	for name := range c.known {
+		dst = append(dst, name)
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(dst[n:])
+	return dst
 }
 
 // remember adds a name unless the memory is full: a controller that heard

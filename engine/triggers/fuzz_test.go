@@ -2,6 +2,7 @@ package triggers
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -290,6 +291,9 @@ func quietDown(t *testing.T, w *World) {
 func runProgram(t *testing.T, w *World, data []byte) {
 	sh := newShadow(w)
 	checkWorld(t, w)
+	// A page's frames write the snapshot into the same arrays, world after
+	// world: what they read must be Snapshot, fresh, to the last nil.
+	var reused Snapshot
 	for i := 0; i+1 < len(data) && i < 2*maxOps; i += 2 {
 		op, arg := int(data[i])%numOps, data[i+1]
 		before, now := w.Snapshot(), w.Now()
@@ -371,6 +375,9 @@ func runProgram(t *testing.T, w *World, data []byte) {
 		}
 		checkWorld(t, w)
 		sh.observe(t, w, fresh)
+		if w.SnapshotInto(&reused); !reflect.DeepEqual(reused, w.Snapshot()) {
+			t.Fatalf("SnapshotInto over an older snapshot:\n got %+v\nwant %+v", reused, w.Snapshot())
+		}
 	}
 	quietDown(t, w)
 	sh.observe(t, w, false)

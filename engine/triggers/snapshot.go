@@ -85,24 +85,42 @@ func ms(d time.Duration) int64 { return d.Milliseconds() }
 
 // Snapshot returns the world's snapshot.
 func (w *World) Snapshot() Snapshot {
-	snap := Snapshot{V: SnapshotVersion, Now: ms(w.now), Desired: w.desired, Drop: w.drop,
-		Level: w.sideState(Level), Edge: w.sideState(Edge), Known: w.edge.Known()}
-	if w.down {
-		snap.DownIn = ms(w.upAt - w.now)
-	}
-	if w.lesson.Row != RowNone {
-		snap.Lesson = &LessonState{Reason: string(w.lesson.Reason), At: ms(w.lesson.At)}
-	}
+	var snap Snapshot
+	w.SnapshotInto(&snap)
 	return snap
 }
 
-func (w *World) sideState(s Side) SideState {
-	sd := &w.sides[s]
-	pods := w.pods(s)
-	st := SideState{Seq: w.levelCl.Seq(), Pods: make([]PodState, 0, len(pods))}
-	if s == Edge {
-		st.Seq = w.edgeCl.Seq()
+// SnapshotInto writes the world's snapshot into snap, as Snapshot returns
+// it, reusing the arrays of snap's slices: a page's snapshot is written
+// with every frame, and Snapshot would build every slice of it anew. What
+// snap held before is overwritten, so nothing else may still read it.
+func (w *World) SnapshotInto(snap *Snapshot) {
+	*snap = Snapshot{V: SnapshotVersion, Now: ms(w.now), Desired: w.desired, Drop: w.drop,
+		Level: w.sideState(Level, snap.Level), Edge: w.sideState(Edge, snap.Edge),
+		Known: w.edge.AppendKnown(snap.Known[:0]), Lesson: snap.Lesson}
+	if snap.Known == nil {
+		snap.Known = []string{} // as Known returns it: [] in JSON, not null
 	}
+	if w.down {
+		snap.DownIn = ms(w.upAt - w.now)
+	}
+	if w.lesson.Row == RowNone {
+		snap.Lesson = nil
+	} else {
+		if snap.Lesson == nil {
+			snap.Lesson = new(LessonState)
+		}
+		*snap.Lesson = LessonState{Reason: string(w.lesson.Reason), At: ms(w.lesson.At)}
+	}
+}
+
+// sideState returns side s's state, its slices appended to the arrays of
+// into's.
+func (w *World) sideState(s Side, into SideState) SideState {
+	sd := &w.sides[s]
+	var buf [16]reconcile.Pod
+	pods := w.appendPods(s, buf[:0])
+	st := SideState{Seq: w.levelCl.Seq(), Pods: reuse(into.Pods, len(pods))}
 	for _, p := range pods {
 		ps := PodState{Name: p.Name, Phase: p.Phase.String()}
 		if at, ok := sd.startAt[p.Name]; ok {
@@ -110,9 +128,12 @@ func (w *World) sideState(s Side) SideState {
 		}
 		st.Pods = append(st.Pods, ps)
 	}
+	if s == Edge {
+		st.Seq = w.edgeCl.Seq()
+	}
 	str := &sd.stream
 	st.Stream = StreamState{Seq: str.seq, DupNext: str.dupNext, SwapNext: str.swapNext, Held: str.held,
-		Events: make([]EventState, 0, len(str.events)), Queue: make([]CopyState, 0, len(str.queue))}
+		Events: reuse(into.Stream.Events, len(str.events)), Queue: reuse(into.Stream.Queue, len(str.queue))}
 	for _, e := range str.events {
 		es := EventState{Seq: e.Seq, Kind: string(e.Kind), Pod: e.Pod, Old: e.Old, New: e.New,
 			Fate: string(e.Fate), Loss: string(e.Loss), EmittedAt: ms(e.EmittedAt), Delivered: e.Delivered}
@@ -415,4 +436,14 @@ func restoreEvent(es EventState, podSeq int, now time.Duration) (Event, error) {
 		return e, fmt.Errorf("never delivered but has a delivery time")
 	}
 	return e, nil
+}
+
+// reuse returns s emptied, with room for n elements, and never nil: a
+// snapshot's lists are [] in JSON, not null, even when empty.
+func reuse[S ~[]E, E any](s S, n int) S {
+	s = slices.Grow(s[:0], n)
+	if s == nil {
+		s = S{}
+	}
+	return s
 }

@@ -179,11 +179,14 @@ func names(pods []reconcile.Pod) []string {
 }
 
 // pods returns one side's pods, sorted by name.
-func (w *World) pods(s Side) []reconcile.Pod {
+func (w *World) pods(s Side) []reconcile.Pod { return w.appendPods(s, nil) }
+
+// appendPods appends side s's pods to dst, sorted by name.
+func (w *World) appendPods(s Side, dst []reconcile.Pod) []reconcile.Pod {
 	if s == Edge {
-		return w.edgeCl.Pods()
+		return w.edgeCl.AppendPods(dst)
 	}
-	return w.levelCl.Pods()
+	return w.levelCl.AppendPods(dst)
 }
 
 // emit sends an event from one side's cluster down its stream.
