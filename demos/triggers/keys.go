@@ -1,6 +1,7 @@
 package triggers
 
 import (
+	"sync"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
@@ -92,16 +93,29 @@ func (d *Demo) side(i int) (*engine.SideView, time.Duration) {
 	return &f.read.sides[i], f.read.now
 }
 
+// readSides reads both sides into a reading from readings: read and let
+// go within the frame (release), so its arrays serve the next frame's.
 func (d *Demo) readSides() *reading {
-	r := &reading{now: d.w.Now()}
+	r := readings.Get().(*reading)
+	r.now = d.w.Now()
 	for i, s := range sides {
-		r.sides[i] = d.w.Peek(s) // read and let go within the frame (release)
+		d.w.PeekInto(s, &r.sides[i])
 	}
 	return r
 }
 
-// release lets go of the frame's reading of the world.
-func (d *Demo) release() { d.fr.read = nil }
+// readings are the readings let go, whose arrays a reading reuses.
+var readings = sync.Pool{New: func() any { return new(reading) }}
+
+// release lets go of the frame's reading of the world: nothing rendered
+// after it may read the props made from it (the snapshot, the last
+// fragment that reads the world, lets go).
+func (d *Demo) release() {
+	if r := d.fr.read; r != nil {
+		d.fr.read = nil
+		readings.Put(r)
+	}
+}
 
 // diffKey sums up a side's diff line: its state, its counts and what its
 // controller remembers.

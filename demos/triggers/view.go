@@ -68,7 +68,9 @@ type DiffProps struct {
 
 // StreamProps is a side's lane of recent events.
 type StreamProps struct {
-	Events    []EventProps
+	// Events are the side's, as the frame's reading holds them: each
+	// row's props are made as it is written (eventRows).
+	Events    []engine.StreamEvent
 	DupArmed  bool
 	SwapArmed bool
 }
@@ -189,10 +191,7 @@ func (d *Demo) observedFrag(l ui.Lang, i int) templ.Component {
 func (d *Demo) streamFrag(l ui.Lang, i int) templ.Component {
 	v, _ := d.side(i)
 	sp := sideHead(l, v.Side)
-	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed, Events: make([]EventProps, len(v.Stream))}
-	for j, e := range v.Stream {
-		sp.Stream.Events[j] = eventProps(l, e)
-	}
+	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed, Events: v.Stream}
 	return streamPanel(l, sp)
 }
 
@@ -451,37 +450,41 @@ func diffIcon(state string) string {
 	return "≠"
 }
 
-// eventRow writes one event of a stream by hand, as templ wrote it:
+// eventRows writes a stream's events by hand, one row each, as templ
+// wrote them:
 //
 //	<li class="tr-ev" data-testid="event" data-seq="…" data-kind="…" data-pod="…" data-fate="…" data-loss="…" data-delivered="…" data-inflight="…"><span class="tr-ev-mark" aria-hidden="true">…</span> <span class="tr-ev-text" aria-hidden="true">…</span> <span class="sr-only">…</span></li>
 //
 // A stream is rendered again with every frame of its side (four for each
-// action on either), and templ boxed and escaped each of a row's seven
-// attributes.
-func eventRow(e *EventProps) templ.Component {
+// action on either): templ boxed and escaped each of a row's seven
+// attributes, and the rows' props were a list made for the one render.
+func eventRows(l ui.Lang, events []engine.StreamEvent) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		h := ui.NewHTML(w)
-		h.Raw(`<li class="tr-ev" data-testid="event" data-seq="`)
-		h.Int(e.Seq)
-		h.Raw(`" data-kind="`)
-		h.Text(e.Kind)
-		h.Raw(`" data-pod="`)
-		h.Text(e.Pod)
-		h.Raw(`" data-fate="`)
-		h.Text(e.Fate)
-		h.Raw(`" data-loss="`)
-		h.Text(e.Loss)
-		h.Raw(`" data-delivered="`)
-		h.Int(e.Delivered)
-		h.Raw(`" data-inflight="`)
-		h.Bool(e.Flying || e.Held)
-		h.Raw(`"><span class="tr-ev-mark" aria-hidden="true">`)
-		h.Text(e.Mark)
-		h.Raw(`</span> <span class="tr-ev-text" aria-hidden="true">`)
-		h.Text(e.Text)
-		h.Raw(`</span> <span class="sr-only">`)
-		h.Text(e.Label)
-		h.Raw(`</span></li>`)
+		for i := range events {
+			e := eventProps(l, events[i])
+			h.Raw(`<li class="tr-ev" data-testid="event" data-seq="`)
+			h.Int(e.Seq)
+			h.Raw(`" data-kind="`)
+			h.Text(e.Kind)
+			h.Raw(`" data-pod="`)
+			h.Text(e.Pod)
+			h.Raw(`" data-fate="`)
+			h.Text(e.Fate)
+			h.Raw(`" data-loss="`)
+			h.Text(e.Loss)
+			h.Raw(`" data-delivered="`)
+			h.Int(e.Delivered)
+			h.Raw(`" data-inflight="`)
+			h.Bool(e.Flying || e.Held)
+			h.Raw(`"><span class="tr-ev-mark" aria-hidden="true">`)
+			h.Text(e.Mark)
+			h.Raw(`</span> <span class="tr-ev-text" aria-hidden="true">`)
+			h.Text(e.Text)
+			h.Raw(`</span> <span class="sr-only">`)
+			h.Text(e.Label)
+			h.Raw(`</span></li>`)
+		}
 		return h.Err()
 	})
 }

@@ -294,6 +294,7 @@ func runProgram(t *testing.T, w *World, data []byte) {
 	// A page's frames write the snapshot into the same arrays, world after
 	// world: what they read must be Snapshot, fresh, to the last nil.
 	var reused Snapshot
+	var peeked [2]SideView
 	for i := 0; i+1 < len(data) && i < 2*maxOps; i += 2 {
 		op, arg := int(data[i])%numOps, data[i+1]
 		before, now := w.Snapshot(), w.Now()
@@ -377,6 +378,11 @@ func runProgram(t *testing.T, w *World, data []byte) {
 		sh.observe(t, w, fresh)
 		if w.SnapshotInto(&reused); !reflect.DeepEqual(reused, w.Snapshot()) {
 			t.Fatalf("SnapshotInto over an older snapshot:\n got %+v\nwant %+v", reused, w.Snapshot())
+		}
+		for s := Level; s <= Edge; s++ {
+			if w.PeekInto(s, &peeked[s]); !reflect.DeepEqual(peeked[s], w.Peek(s)) {
+				t.Fatalf("PeekInto(%v) over an older view:\n got %+v\nwant %+v", s, peeked[s], w.Peek(s))
+			}
 		}
 	}
 	quietDown(t, w)

@@ -260,8 +260,12 @@ type StreamEvent struct {
 
 // view returns the stream's events, oldest first.
 func (s *stream) view(now time.Duration) []StreamEvent {
-	out := make([]StreamEvent, len(s.events))
-	for i, e := range s.events {
+	return s.appendView(make([]StreamEvent, 0, len(s.events)), now)
+}
+
+// appendView appends view to out.
+func (s *stream) appendView(out []StreamEvent, now time.Duration) []StreamEvent {
+	for _, e := range s.events {
 		v := StreamEvent{Event: e, Held: e.Seq == s.held}
 		for _, d := range s.queue {
 			if d.seq == e.Seq {
@@ -271,7 +275,7 @@ func (s *stream) view(now time.Duration) []StreamEvent {
 				v.InFlight++
 			}
 		}
-		out[i] = v
+		out = append(out, v)
 	}
 	return out
 }

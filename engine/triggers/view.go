@@ -51,17 +51,31 @@ func (w *World) View(s Side) SideView {
 // they change as the world logs on, so a reader reads them before it moves
 // the world again (a frame's fragments, read and rendered at one moment).
 func (w *World) Peek(s Side) SideView {
+	var v SideView
+	w.PeekInto(s, &v)
+	return v
+}
+
+// PeekInto writes Peek into v, reusing the arrays of v's Pods, Stream and
+// Known: a page reads both sides with every frame in which the world
+// moved. What v held is overwritten, so nothing may still read it.
+func (w *World) PeekInto(s Side, v *SideView) {
 	if s != Edge {
 		s = Level
 	}
 	sd := &w.sides[s]
-	v := SideView{Side: s, Desired: w.desired, Restarting: w.down,
+	*v = SideView{Side: s, Desired: w.desired, Restarting: w.down,
 		DuplicateArmed: sd.stream.dupNext, SwapArmed: sd.stream.swapNext,
-		Stream: sd.stream.view(w.now), Log: sd.log[:len(sd.log):len(sd.log)]}
+		Pods: v.Pods[:0], Stream: sd.stream.appendView(v.Stream[:0], w.now),
+		Log: sd.log[:len(sd.log):len(sd.log)], Known: v.Known[:0]}
+	if v.Stream == nil {
+		v.Stream = []StreamEvent{} // as Peek always wrote it
+	}
 	if w.down {
 		v.UpIn = w.upAt - w.now
 	}
-	for _, p := range w.pods(s) {
+	var buf [16]reconcile.Pod
+	for _, p := range w.appendPods(s, buf[:0]) {
 		pv := PodView{Name: p.Name, Phase: p.Phase}
 		if at, ok := sd.startAt[p.Name]; ok {
 			pv.StartsIn = at - w.now
@@ -77,11 +91,18 @@ func (w *World) Peek(s Side) SideView {
 			v.Failed++
 		}
 	}
+	if len(v.Pods) == 0 {
+		v.Pods = nil // as Peek always wrote it
+	}
 	v.Converged = v.Failed == 0 && v.Running == w.desired && len(v.Pods) == w.desired
 	if s == Edge {
-		v.Known = w.edge.Known()
+		v.Known = w.edge.AppendKnown(v.Known)
+		if v.Known == nil {
+			v.Known = []string{}
+		}
+	} else {
+		v.Known = nil
 	}
-	return v
 }
 
 func cloneLog(log []LogEntry) []LogEntry {
