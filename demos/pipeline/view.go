@@ -292,7 +292,8 @@ func (d *Demo) workersFrag(v demo.View) templ.Component {
 }
 
 func (d *Demo) writesFrag(v demo.View) templ.Component {
-	return writesLane(&Props{Lang: v.Lang, Writes: writeProps(v.Lang, newestEvents(d.World(), writeLines, isWrite))})
+	var buf [writeLines]engine.Event
+	return writesLane(&Props{Lang: v.Lang, Writes: writeProps(v.Lang, appendNewest(buf[:0], d.World(), writeLines, isWrite))})
 }
 
 func (d *Demo) settingsFrag(v demo.View) templ.Component {
@@ -310,12 +311,14 @@ func (d *Demo) reportFrag(v demo.View) templ.Component {
 
 // logNewest is the log's newest lines in l.
 func (d *Demo) logNewest(l ui.Lang) []ui.LogLine {
-	return logProps(l, newestEvents(d.World(), logLines, nil))
+	var buf [logLines]engine.Event
+	return logProps(l, appendNewest(buf[:0], d.World(), logLines, nil))
 }
 
 // liveLine announces the latest reconcile in l.
 func (d *Demo) liveLine(l ui.Lang) string {
-	return liveText(l, newestEvents(d.World(), 1, isReconcile))
+	var buf [1]engine.Event
+	return liveText(l, appendNewest(buf[:0], d.World(), 1, isReconcile))
 }
 
 // readOnly reports whether v watches a room it cannot act in.
@@ -629,7 +632,13 @@ func seconds(d time.Duration) string {
 // for a nil match), oldest first: the page reads only as far back as it
 // shows, not the whole log.
 func newestEvents(w *engine.World, n int, match func(engine.Event) bool) []engine.Event {
-	out := make([]engine.Event, 0, n)
+	return appendNewest(make([]engine.Event, 0, n), w, n, match)
+}
+
+// appendNewest is newestEvents appended to out: a frame's views pass an
+// array of their own, which stays on the stack.
+func appendNewest(out []engine.Event, w *engine.World, n int, match func(engine.Event) bool) []engine.Event {
+	out = out[:0]
 	for e := range w.NewestEvents() {
 		if match == nil || match(e) {
 			out = append(out, e)

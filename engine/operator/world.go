@@ -1,8 +1,10 @@
 package operator
 
 import (
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Member is one member of the cluster the operator builds. It starts not
@@ -53,7 +55,7 @@ func (w *World) Members() []Member {
 	for _, m := range w.members {
 		out = append(out, *m)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -156,7 +156,8 @@ func pack(e Event) record {
 	for i, s := range [8]string{e.Kind, e.Actor, e.Verb, e.Res, e.Name, e.Key, e.Outcome, e.Reason} {
 		x, ok := vocabularyIndex[s]
 		if !ok || int(r.worker) != e.Worker || int(r.priority) != e.Priority {
-			return record{full: &e}
+			full := e // a copy, so that e itself stays off the heap for the packed many
+			return record{full: &full}
 		}
 		r.words[i] = x
 	}

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
@@ -185,11 +187,8 @@ func (w *World) resyncAs(verb string) {
 }
 
 func sortObjects(os []apiserver.Object) {
-	sort.Slice(os, func(i, j int) bool {
-		if os[i].Kind != os[j].Kind {
-			return os[i].Kind < os[j].Kind
-		}
-		return os[i].Name < os[j].Name
+	slices.SortFunc(os, func(a, b apiserver.Object) int {
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Name, b.Name))
 	})
 }
 

@@ -4,7 +4,9 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -94,7 +96,7 @@ func (q *Queue) Snapshot() Snapshot {
 	for k := range q.processing {
 		s.Processing = append(s.Processing, ProcessingState{Key: k, Dirty: q.dirty[k]})
 	}
-	sort.Slice(s.Processing, func(i, j int) bool { return s.Processing[i].Key < s.Processing[j].Key })
+	slices.SortFunc(s.Processing, func(a, b ProcessingState) int { return strings.Compare(a.Key, b.Key) })
 	ws := append(waitHeap(nil), q.waiting...)
 	sort.Slice(ws, func(i, j int) bool { return ws[i].seq < ws[j].seq })
 	for _, w := range ws {
@@ -103,7 +105,7 @@ func (q *Queue) Snapshot() Snapshot {
 	for k, n := range q.limiter.failures {
 		s.Failures = append(s.Failures, FailureState{Key: k, N: n})
 	}
-	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Key < s.Failures[j].Key })
+	slices.SortFunc(s.Failures, func(a, b FailureState) int { return strings.Compare(a.Key, b.Key) })
 	if q.kind == Priority {
 		type placed struct {
 			ItemState

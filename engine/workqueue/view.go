@@ -1,7 +1,9 @@
 package workqueue
 
 import (
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -134,7 +136,7 @@ func (q *Queue) Limiter() LimiterView {
 	for k, n := range q.limiter.failures {
 		v.Keys = append(v.Keys, LimitedKey{Key: k, Failures: n, NextDelay: q.limiter.next(k, q.now)})
 	}
-	sort.Slice(v.Keys, func(i, j int) bool { return v.Keys[i].Key < v.Keys[j].Key })
+	slices.SortFunc(v.Keys, func(a, b LimitedKey) int { return strings.Compare(a.Key, b.Key) })
 	return v
 }
 
@@ -145,7 +147,7 @@ func (q *Queue) NextDelay(key string) time.Duration { return q.limiter.next(key,
 // Waiting returns the waiting keys in the order they will become ready.
 func (q *Queue) Waiting() []KeyState {
 	ws := append(waitHeap(nil), q.waiting...)
-	sort.Slice(ws, func(i, j int) bool { return ws.Less(i, j) })
+	sort.Sort(ws)
 	out := make([]KeyState, len(ws))
 	for i, w := range ws {
 		out[i] = q.State(w.key)
