@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+	"io"
 	"slices"
 	"strconv"
 	"sync"
@@ -260,53 +262,90 @@ type RowProps struct {
 }
 
 // The fragments: each builds the props it reads, from the engine's views,
-// for a viewer (a room's follower sees every button disabled).
+// for a viewer (a room's follower sees every button disabled), as it is
+// rendered (panel).
+
+// panel renders comp with the props fill writes, in a Props from propsPool
+// given back once it is written: a fragment's Props is large, and each
+// frame made one for each fragment it rendered only to drop it.
+func panel(comp func(*Props) templ.Component, fill func(p *Props)) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		p := propsPool.Get().(*Props)
+		fill(p)
+		err := comp(p).Render(ctx, w)
+		*p = Props{}
+		propsPool.Put(p)
+		return err
+	})
+}
+
+var propsPool = sync.Pool{New: func() any { return new(Props) }}
 
 func (d *Demo) metricsFrag(v demo.View) templ.Component {
-	return metricsStrip(&Props{Lang: v.Lang, Metrics: metricsProps(d.World().Metrics())})
+	return panel(metricsStrip, func(p *Props) {
+		*p = Props{Lang: v.Lang, Metrics: metricsProps(d.World().Metrics())}
+	})
 }
 
 func (d *Demo) apiFrag(v demo.View) templ.Component {
-	w := d.World()
-	return apiLane(&Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.Objects())})
+	return panel(apiLane, func(p *Props) {
+		w := d.World()
+		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.Objects())}
+	})
 }
 
 func (d *Demo) cacheFrag(v demo.View) templ.Component {
-	w := d.World()
-	return cacheLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Cache: cacheProps(v.Lang, w, d.Now())})
+	return panel(cacheLane, func(p *Props) {
+		w := d.World()
+		*p = Props{Lang: v.Lang, On: w.ControllerOn(), Cache: cacheProps(v.Lang, w, d.Now())}
+	})
 }
 
 func (d *Demo) queueFrag(v demo.View) templ.Component {
-	w := d.World()
-	return queueLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Queue: queueProps(v.Lang, w, w.Metrics().WorkqueueDepth, d.Now())})
+	return panel(queueLane, func(p *Props) {
+		w := d.World()
+		*p = Props{Lang: v.Lang, On: w.ControllerOn(), Queue: queueProps(v.Lang, w, w.Metrics().WorkqueueDepth, d.Now())}
+	})
 }
 
 func (d *Demo) limiterFrag(v demo.View) templ.Component {
-	return limiterPanel(&Props{Lang: v.Lang, Limiter: limiterProps(d.World().RateLimiter())})
+	return panel(limiterPanel, func(p *Props) {
+		*p = Props{Lang: v.Lang, Limiter: limiterProps(d.World().RateLimiter())}
+	})
 }
 
 func (d *Demo) workersFrag(v demo.View) templ.Component {
-	w := d.World()
-	return workersLane(&Props{Lang: v.Lang, On: w.ControllerOn(), Settings: SettingsProps{Workers: w.Settings().Workers},
-		Workers: workerProps(v.Lang, w, d.Now())})
+	return panel(workersLane, func(p *Props) {
+		w := d.World()
+		*p = Props{Lang: v.Lang, On: w.ControllerOn(), Settings: SettingsProps{Workers: w.Settings().Workers},
+			Workers: workerProps(v.Lang, w, d.Now())}
+	})
 }
 
 func (d *Demo) writesFrag(v demo.View) templ.Component {
-	var buf [writeLines]engine.Event
-	return writesLane(&Props{Lang: v.Lang, Writes: writeProps(v.Lang, appendNewest(buf[:0], d.World(), writeLines, isWrite))})
+	return panel(writesLane, func(p *Props) {
+		var buf [writeLines]engine.Event
+		*p = Props{Lang: v.Lang, Writes: writeProps(v.Lang, appendNewest(buf[:0], d.World(), writeLines, isWrite))}
+	})
 }
 
 func (d *Demo) settingsFrag(v demo.View) templ.Component {
-	return settingsPanel(&Props{Lang: v.Lang, ReadOnly: readOnly(v), Settings: settingsProps(d.World())})
+	return panel(settingsPanel, func(p *Props) {
+		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Settings: settingsProps(d.World())}
+	})
 }
 
 func (d *Demo) trapsFrag(v demo.View) templ.Component {
-	w := d.World()
-	return trapsPanel(&Props{Lang: v.Lang, ReadOnly: readOnly(v), Traps: trapProps(v.Lang, w, w.Metrics(), w.Objects())})
+	return panel(trapsPanel, func(p *Props) {
+		w := d.World()
+		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Traps: trapProps(v.Lang, w, w.Metrics(), w.Objects())}
+	})
 }
 
 func (d *Demo) reportFrag(v demo.View) templ.Component {
-	return reportPanel(&Props{Lang: v.Lang, Report: reportProps(v.Lang, d.World().Report())})
+	return panel(reportPanel, func(p *Props) {
+		*p = Props{Lang: v.Lang, Report: reportProps(v.Lang, d.World().Report())}
+	})
 }
 
 // logNewest is the log's newest lines in l.
