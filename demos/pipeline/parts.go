@@ -58,7 +58,7 @@ var parts = demo.Declare(
 		notes("predicate-scope", "redeploy"),
 	),
 	demo.Error(),
-	frag("pp-traps", (*Demo).trapsKey, (*Demo).trapsFrag),
+	demo.Around(func(v demo.View) templ.Component { return trapsFrame(v.Lang) }, trapParts()...),
 	frag("pp-report", (*Demo).reportKey, (*Demo).reportFrag),
 	keptLog(demo.Log(Prefix, demo.LogSource[*Demo]{
 		Key:   (*Demo).logKey,

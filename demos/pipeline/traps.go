@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"hash/maphash"
+	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
@@ -82,126 +82,178 @@ var trapStatics = func() map[engine.Trap]*trapStatic {
 	return m
 }()
 
-// trapProps lays out the traps panel from the settings, the metrics m and
-// the API server's objects (what a trap's buttons name).
-func trapProps(l ui.Lang, w *engine.World, m engine.Metrics, objs []apiserver.Object) []TrapProps {
-	s := w.Settings()
-	var live, deleting []apiserver.Object // Apps not being deleted; Apps Terminating with a finalizer
+// trapIn is what the traps' buttons name: the Apps not being deleted, the
+// Apps Terminating with a finalizer, and the next App to create.
+type trapIn struct {
+	live, deleting []apiserver.Object
+	create         string
+}
+
+func trapInOf(objs []apiserver.Object) trapIn {
+	var in trapIn
 	for _, a := range objs {
 		switch {
 		case a.Kind != apiserver.KindApp:
 		case !a.Deleting():
-			live = append(live, a)
+			in.live = append(in.live, a)
 		case len(a.Finalizers) > 0:
-			deleting = append(deleting, a)
+			in.deleting = append(in.deleting, a)
 		}
 	}
-	create := createName(objs)
+	in.create = createName(objs)
+	return in
+}
+
+// trapProps lays out the traps panel from the settings, the metrics m and
+// the API server's objects (what a trap's buttons name): each trap as
+// trapOne lays it out.
+func trapProps(l ui.Lang, w *engine.World, m engine.Metrics, objs []apiserver.Object) []TrapProps {
+	in := trapInOf(objs)
 	out := make([]TrapProps, 0, len(engine.Traps()))
 	for _, t := range engine.Traps() {
-		st := trapStatics[t]
-		tp := TrapProps{Name: string(t), On: w.TrapOn(t), Title: T(l, st.title), Cause: T(l, st.cause),
-			Fix: T(l, st.fix)}
-		if fs := fixesOf[t]; len(fs) > 0 {
-			tp.Fixes = make([]ButtonProps, len(fs), len(fs)+2)
-			for i, f := range fs {
-				tp.Fixes[i] = ButtonProps{ID: st.fixes[i].id, Label: T(l, f.label),
-					Vals: st.fixes[i].vals, Fix: st.fixes[i].fix, Wrong: f.wrong, Done: f.done(s)}
-			}
-		}
-		key := st.key
-		d := engine.DefaultSettings()
-		switch t {
-		case engine.TrapRunaway:
-			tp.Custom = s.Predicate != d.Predicate || s.StatusWrite != d.StatusWrite
-			tp.Symptom = F(l, key+".symptom", m.Reconciles())
-			tp.Now = F(l, key+".now", onOff(l, s.Predicate), T(l, "pp.v.statusWrite."+string(s.StatusWrite)))
-			tp.Why = T(l, key+".why")
-		case engine.TrapConflict:
-			tp.Custom = s.StatusFrom != d.StatusFrom
-			tp.Symptom = F(l, key+".symptom", m.Conflicts)
-			tp.Now = F(l, key+".now", T(l, "pp.v.statusFrom."+string(s.StatusFrom)))
-			if len(live) > 0 {
-				tp.Trigger = &ButtonProps{ID: "pp-try-conflict", Label: F(l, "pp.try.edit", live[0].Name),
-					Vals: vals("action", "edit", "name", live[0].Name)}
-			}
-		case engine.TrapAlreadyExists:
-			tp.Custom = s.ChildWrite != d.ChildWrite
-			tp.Symptom = F(l, key+".symptom", m.AlreadyExists)
-			tp.Now = F(l, key+".now", T(l, "pp.v.childWrite."+string(s.ChildWrite)))
-		case engine.TrapNotVisible:
-			tp.Custom = s.AfterCreate != d.AfterCreate
-			tp.Symptom = F(l, key+".symptom", m.ReconcileError)
-			tp.Now = F(l, key+".now", T(l, "pp.v.afterCreate."+string(s.AfterCreate)))
-			tp.Trigger = createTrigger(l, "pp-try-not-visible", create)
-		case engine.TrapSlowObject:
-			tp.Custom = s.Workers != d.Workers
-			tp.Symptom = F(l, key+".symptom", engine.SlowApp, engine.SlowCall.Seconds(), m.WorkqueueDepth)
-			tp.Now = F(l, key+".now", s.Workers)
-			tp.Trigger = createTrigger(l, "pp-try-slow-object", create)
-		case engine.TrapStampede:
-			tp.Custom = s.Periodic != d.Periodic
-			tp.Symptom = F(l, key+".symptom", m.ExternalCalls)
-			tp.Now = F(l, key+".now", T(l, "pp.v.periodic."+string(s.Periodic)))
-		case engine.TrapStuckFinalizer:
-			tp.Symptom = F(l, key+".symptom", len(deleting))
-			tp.Now = F(l, key+".now", onOff(l, w.ControllerOn()))
-			if len(deleting) > 0 {
-				tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-stuck-finalizer-1",
-					Label: F(l, "pp.fix.remove", deleting[0].Name), Fix: "remove-finalizer:" + deleting[0].Name,
-					Vals: vals("action", "remove-finalizer", "name", deleting[0].Name)})
-			}
-			tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-stuck-finalizer-2", Label: T(l, "pp.fix.controller"),
-				Fix: "controller:true", Vals: vals("action", "controller", "on", true), Done: w.ControllerOn()})
-			if len(live) > 0 {
-				tp.Trigger = &ButtonProps{ID: "pp-try-stuck-finalizer", Label: F(l, "pp.try.delete", live[0].Name),
-					Vals: vals("action", "delete", "name", live[0].Name)}
-			}
-		}
-		out = append(out, tp)
+		out = append(out, trapOne(l, w, t, m, &in))
 	}
 	return out
 }
 
-// trapsKey is what trapProps reads: the settings and the controller
-// (whether each trap is on, its settings now, its fixes in place), and for
-// each trap that is on, the number of its symptom and, when its buttons
-// name an App, the store.
-func (d *Demo) trapsKey() uint64 {
+// trapOne lays out trap t: its switch, its settings now, and while it is
+// on its symptom, its fixes and the click that shows it.
+func trapOne(l ui.Lang, w *engine.World, t engine.Trap, m engine.Metrics, in *trapIn) TrapProps {
+	s := w.Settings()
+	live, deleting, create := in.live, in.deleting, in.create
+	st := trapStatics[t]
+	tp := TrapProps{Name: string(t), On: w.TrapOn(t), Title: T(l, st.title), Cause: T(l, st.cause),
+		Fix: T(l, st.fix)}
+	if fs := fixesOf[t]; len(fs) > 0 {
+		tp.Fixes = make([]ButtonProps, len(fs), len(fs)+2)
+		for i, f := range fs {
+			tp.Fixes[i] = ButtonProps{ID: st.fixes[i].id, Label: T(l, f.label),
+				Vals: st.fixes[i].vals, Fix: st.fixes[i].fix, Wrong: f.wrong, Done: f.done(s)}
+		}
+	}
+	key := st.key
+	d := engine.DefaultSettings()
+	switch t {
+	case engine.TrapRunaway:
+		tp.Custom = s.Predicate != d.Predicate || s.StatusWrite != d.StatusWrite
+		tp.Symptom = F(l, key+".symptom", m.Reconciles())
+		tp.Now = F(l, key+".now", onOff(l, s.Predicate), T(l, "pp.v.statusWrite."+string(s.StatusWrite)))
+		tp.Why = T(l, key+".why")
+	case engine.TrapConflict:
+		tp.Custom = s.StatusFrom != d.StatusFrom
+		tp.Symptom = F(l, key+".symptom", m.Conflicts)
+		tp.Now = F(l, key+".now", T(l, "pp.v.statusFrom."+string(s.StatusFrom)))
+		if len(live) > 0 {
+			tp.Trigger = &ButtonProps{ID: "pp-try-conflict", Label: F(l, "pp.try.edit", live[0].Name),
+				Vals: vals("action", "edit", "name", live[0].Name)}
+		}
+	case engine.TrapAlreadyExists:
+		tp.Custom = s.ChildWrite != d.ChildWrite
+		tp.Symptom = F(l, key+".symptom", m.AlreadyExists)
+		tp.Now = F(l, key+".now", T(l, "pp.v.childWrite."+string(s.ChildWrite)))
+	case engine.TrapNotVisible:
+		tp.Custom = s.AfterCreate != d.AfterCreate
+		tp.Symptom = F(l, key+".symptom", m.ReconcileError)
+		tp.Now = F(l, key+".now", T(l, "pp.v.afterCreate."+string(s.AfterCreate)))
+		tp.Trigger = createTrigger(l, "pp-try-not-visible", create)
+	case engine.TrapSlowObject:
+		tp.Custom = s.Workers != d.Workers
+		tp.Symptom = F(l, key+".symptom", engine.SlowApp, engine.SlowCall.Seconds(), m.WorkqueueDepth)
+		tp.Now = F(l, key+".now", s.Workers)
+		tp.Trigger = createTrigger(l, "pp-try-slow-object", create)
+	case engine.TrapStampede:
+		tp.Custom = s.Periodic != d.Periodic
+		tp.Symptom = F(l, key+".symptom", m.ExternalCalls)
+		tp.Now = F(l, key+".now", T(l, "pp.v.periodic."+string(s.Periodic)))
+	case engine.TrapStuckFinalizer:
+		tp.Symptom = F(l, key+".symptom", len(deleting))
+		tp.Now = F(l, key+".now", onOff(l, w.ControllerOn()))
+		if len(deleting) > 0 {
+			tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-stuck-finalizer-1",
+				Label: F(l, "pp.fix.remove", deleting[0].Name), Fix: "remove-finalizer:" + deleting[0].Name,
+				Vals: vals("action", "remove-finalizer", "name", deleting[0].Name)})
+		}
+		tp.Fixes = append(tp.Fixes, ButtonProps{ID: "pp-fix-stuck-finalizer-2", Label: T(l, "pp.fix.controller"),
+			Fix: "controller:true", Vals: vals("action", "controller", "on", true), Done: w.ControllerOn()})
+		if len(live) > 0 {
+			tp.Trigger = &ButtonProps{ID: "pp-try-stuck-finalizer", Label: F(l, "pp.try.delete", live[0].Name),
+				Vals: vals("action", "delete", "name", live[0].Name)}
+		}
+	}
+	return tp
+}
+
+// trapKey is what trapOne reads for t: whether t is on; the settings its
+// now line says (whether they are the starting ones, and its fixes in
+// place, read the same); and while it is on, the number of its symptom
+// and, when its buttons name an App, the store. A trap's item is its own
+// fragment: a change of one setting renders the one trap that says it.
+func (d *Demo) trapKey(t engine.Trap) uint64 {
 	w := d.World()
-	on := w.ControllerOn()
-	k := demo.Mix(maphash.Comparable(keySeed, w.Settings()), demo.B(on))
-	var m engine.Metrics
-	for i, t := range engine.Traps() {
-		if !w.TrapOn(t) {
-			continue
-		}
-		if m.Workers == 0 {
-			m = w.Metrics()
-		}
-		var n int64
-		names := true // its buttons name an App: the store
-		switch t {
-		case engine.TrapRunaway:
-			n, names = m.Reconciles(), false
-		case engine.TrapConflict:
-			n = m.Conflicts
-		case engine.TrapAlreadyExists:
-			n, names = m.AlreadyExists, false
-		case engine.TrapNotVisible:
-			n = m.ReconcileError
-		case engine.TrapSlowObject:
-			n = int64(m.WorkqueueDepth)
-		case engine.TrapStampede:
-			n, names = m.ExternalCalls, false
-		}
-		k = demo.Mix(k, demo.I(i), uint64(n))
-		if names {
-			k = demo.Mix(k, d.epoch.Key(), uint64(w.ResourceVersion()))
-		}
+	s := w.Settings()
+	on := w.TrapOn(t)
+	k := demo.B(on)
+	switch t {
+	case engine.TrapRunaway:
+		k = demo.Mix(k, demo.B(s.Predicate), demo.Str(string(s.StatusWrite)))
+	case engine.TrapConflict:
+		k = demo.Mix(k, demo.Str(string(s.StatusFrom)))
+	case engine.TrapAlreadyExists:
+		k = demo.Mix(k, demo.Str(string(s.ChildWrite)))
+	case engine.TrapNotVisible:
+		k = demo.Mix(k, demo.Str(string(s.AfterCreate)))
+	case engine.TrapSlowObject:
+		k = demo.Mix(k, demo.I(s.Workers))
+	case engine.TrapStampede:
+		k = demo.Mix(k, demo.Str(string(s.Periodic)))
+	case engine.TrapStuckFinalizer:
+		k = demo.Mix(k, demo.B(w.ControllerOn()))
+	}
+	if !on {
+		return k
+	}
+	m := w.Metrics()
+	var n int64
+	names := true // its buttons name an App: the store
+	switch t {
+	case engine.TrapRunaway:
+		n, names = m.Reconciles(), false
+	case engine.TrapConflict:
+		n = m.Conflicts
+	case engine.TrapAlreadyExists:
+		n, names = m.AlreadyExists, false
+	case engine.TrapNotVisible:
+		n = m.ReconcileError
+	case engine.TrapSlowObject:
+		n = int64(m.WorkqueueDepth)
+	case engine.TrapStampede:
+		n, names = m.ExternalCalls, false
+	}
+	k = demo.Mix(k, uint64(n))
+	if names {
+		k = demo.Mix(k, d.epoch.Key(), uint64(w.ResourceVersion()))
 	}
 	return k
 }
+
+// trapParts are the traps' items, each its own fragment, in the chapter's
+// order.
+func trapParts() []demo.Part {
+	var ps []demo.Part
+	for _, t := range engine.Traps() {
+		ps = append(ps, frag(trapID(t), func(d *Demo) uint64 { return d.trapKey(t) }, func(d *Demo, v demo.View) templ.Component {
+			return panel(trapItem, func(p *Props) {
+				w := d.World()
+				in := trapInOf(w.Objects())
+				*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Trap: trapOne(v.Lang, w, t, w.Metrics(), &in)}
+			})
+		}))
+	}
+	return ps
+}
+
+// trapID is the id of trap t's item.
+func trapID(t engine.Trap) string { return "pp-traps-" + string(t) }
 
 func createTrigger(l ui.Lang, id, name string) *ButtonProps {
 	if name == "" {

@@ -207,7 +207,8 @@ func TestRunawayExplainsIdenticalWrites(t *testing.T) {
 	d := NewDemo()
 	for _, on := range []bool{false, true} {
 		mustApply(t, d, demo.Command{Action: "trap", Name: "runaway", On: on})
-		h := demotest.RenderAll(t, demo.Wrap(&Kind, d), demo.View{Lang: ui.Ja})["pp-traps"]
+		live := demo.Wrap(&Kind, d)
+		h := demotest.RenderAll(t, live, demo.View{Lang: ui.Ja})["pp-traps-runaway"]
 		why := demotest.ByTestID(demotest.Parse(t, h)[0], "trap-why")
 		if len(why) != map[bool]int{false: 0, true: 1}[on] {
 			t.Fatalf("runaway on %v: %d explanations", on, len(why))
@@ -215,7 +216,7 @@ func TestRunawayExplainsIdenticalWrites(t *testing.T) {
 		if on && !strings.Contains(h, "lastReconcileTime") {
 			t.Fatal("the explanation does not name lastReconcileTime")
 		}
-		if !strings.Contains(h, "よくあるバグ") {
+		if page := demotest.RenderOne(t, live.Section(demo.View{Lang: ui.Ja})); !strings.Contains(page, `<h3 id="pp-traps-title">よくあるバグ`) {
 			t.Fatal("the traps panel is not called よくあるバグ")
 		}
 	}

@@ -46,6 +46,7 @@ type Props struct {
 	Writes   []WriteProps
 	Settings SettingsProps
 	Traps    []TrapProps
+	Trap     TrapProps // one trap's item (trapItem)
 	Report   []RowProps
 }
 
@@ -332,13 +333,6 @@ func (d *Demo) writesFrag(v demo.View) templ.Component {
 func (d *Demo) settingsFrag(v demo.View) templ.Component {
 	return panel(settingsPanel, func(p *Props) {
 		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Settings: settingsProps(d.World())}
-	})
-}
-
-func (d *Demo) trapsFrag(v demo.View) templ.Component {
-	return panel(trapsPanel, func(p *Props) {
-		w := d.World()
-		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Traps: trapProps(v.Lang, w, w.Metrics(), w.Objects())}
 	})
 }
 
