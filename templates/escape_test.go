@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"html"
+	"io"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,13 @@ func TestTextEscapesAsTempl(t *testing.T) {
 		}
 		if got, want := b.String(), html.EscapeString(s); got != want {
 			t.Errorf("Text(%q) = %q, want %q", s, got, want)
+		}
+		var plain strings.Builder // through a writer without WriteString
+		if err := Text(s).Render(context.Background(), struct{ io.Writer }{&plain}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := plain.String(), html.EscapeString(s); got != want {
+			t.Errorf("Text(%q) to a plain writer = %q, want %q", s, got, want)
 		}
 	}
 }
