@@ -65,7 +65,7 @@ func (d *Demo) keys() *frame {
 	if f.ver == d.ver {
 		return f
 	}
-	r := d.readSides()
+	r := d.readSides(f.read) // a frame that held the snapshot kept its reading
 	*f = frame{ver: d.ver, read: r}
 	for i := range r.sides {
 		v := &r.sides[i]
@@ -88,15 +88,18 @@ func (d *Demo) keys() *frame {
 func (d *Demo) side(i int) (*engine.SideView, time.Duration) {
 	f := d.keys()
 	if f.read == nil {
-		f.read = d.readSides()
+		f.read = d.readSides(nil)
 	}
 	return &f.read.sides[i], f.read.now
 }
 
-// readSides reads both sides into a reading from readings: read and let
-// go within the frame (release), so its arrays serve the next frame's.
-func (d *Demo) readSides() *reading {
-	r := readings.Get().(*reading)
+// readSides reads both sides into r, or into a reading from readings
+// when r is nil: read and let go within the frame (release), so its arrays
+// serve the next frame's.
+func (d *Demo) readSides(r *reading) *reading {
+	if r == nil {
+		r = readings.Get().(*reading)
+	}
 	r.now = d.w.Now()
 	for i, s := range sides {
 		d.w.PeekInto(s, &r.sides[i])
