@@ -207,8 +207,9 @@ type Message struct {
 // fields.
 func Decode(k *Kind, msg []byte) Command {
 	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	if err := dec.Decode(&raw); err != nil || raw == nil || dec.More() {
+	// One JSON object and nothing after it: Unmarshal refuses a second
+	// value, as a Decoder's More did, without a Decoder's buffers.
+	if err := json.Unmarshal(msg, &raw); err != nil || raw == nil {
 		return refused(Refuse(ReasonMalformed, "err.decode"))
 	}
 	var name string
