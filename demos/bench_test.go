@@ -63,21 +63,31 @@ func BenchmarkFrame(b *testing.B) {
 	}
 }
 
+// sent are send's lists, used again as a session's are (server.frameList).
+var sent struct {
+	rendered []demo.Rendered
+	frags    []sockets.Frag
+}
+
 // send renders r's frame and writes it through box as an owner's session
 // and its socket's writer do (server.session.ownerFrame, sockets.Conn).
+// Its lists are used again, frame after frame, as the session's are.
 func send(r *demo.Renderer, box *sockets.Mailbox) error {
 	chunk := sockets.GetChunk()
 	defer chunk.Done()
-	rendered, err := r.FrameInto(nil, &chunk.Buf)
+	rendered, err := r.FrameInto(sent.rendered[:0], &chunk.Buf)
 	if err != nil {
 		return err
 	}
-	frags := make([]sockets.Frag, len(rendered))
-	for i, f := range rendered {
-		frags[i] = sockets.Frag{ID: f.ID, HTML: f.HTML, Full: f.Full, Chunk: chunk}
+	frags := sent.frags[:0]
+	for _, f := range rendered {
+		frags = append(frags, sockets.Frag{ID: f.ID, HTML: f.HTML, Full: f.Full, Chunk: chunk})
 	}
 	chunk.Hold(len(frags))
 	box.Put(frags)
+	clear(rendered)
+	clear(frags)
+	sent.rendered, sent.frags = rendered[:0], frags[:0]
 	buf := sockets.GetBuffer()
 	box.WriteTo(buf)
 	sockets.PutBuffer(buf)

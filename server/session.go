@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
@@ -239,13 +240,9 @@ func (s *session) flush(srv *Server) {
 	}
 	s.out.HoldSnapshot = !s.acted && time.Since(s.snapAt) < snapshotBeat
 	s.acted = false
-	frame, err := s.ownerFrame()
-	if err != nil {
+	if err := s.ownerFrame(s.conn.Put); err != nil {
 		srv.log.Error("render fragment", "demo", s.kind.Name, "err", err)
 		return
-	}
-	if len(frame) > 0 {
-		s.conn.Put(frame)
 	}
 	if s.out.SnapshotSent {
 		s.snapAt = time.Now()
@@ -274,17 +271,42 @@ func (s *session) flushSnapshot(srv *Server) {
 // ownerFrame renders what changed on the owner's page (the demo's
 // fragments and its room panel) into a pooled chunk, which the socket's
 // mailbox gives back once they are written.
-func (s *session) ownerFrame() ([]sockets.Frag, error) {
+func (s *session) ownerFrame(put func([]sockets.Frag)) error {
 	s.out.View = s.view()
 	chunk := sockets.GetChunk()
 	defer chunk.Done()
-	rendered, err := s.out.FrameInto(nil, &chunk.Buf)
-	out := frags(rendered)
-	for i := range out {
-		out[i].Chunk = chunk
+	x := frameLists.Get().(*frameList)
+	defer x.release()
+	rendered, err := s.out.FrameInto(x.rendered[:0], &chunk.Buf)
+	x.rendered = rendered
+	if err != nil || len(rendered) == 0 {
+		return err
 	}
-	chunk.Hold(len(out))
-	return out, err
+	for _, r := range rendered {
+		x.frags = append(x.frags, sockets.Frag{ID: r.ID, HTML: r.HTML, Full: r.Full, Chunk: chunk})
+	}
+	chunk.Hold(len(x.frags))
+	put(x.frags) // the mailbox copies the list
+	return nil
+}
+
+// frameList is what a frame's lists are built in: the mailbox keeps a
+// copy of the fragments, not the list, so a frame's lists go back to
+// frameLists once it is put (each frame made two and dropped them).
+type frameList struct {
+	rendered []demo.Rendered
+	frags    []sockets.Frag
+}
+
+var frameLists = sync.Pool{New: func() any { return new(frameList) }}
+
+// release empties the lists (they point into the frame's chunk) and gives
+// them back.
+func (x *frameList) release() {
+	clear(x.rendered)
+	clear(x.frags)
+	x.rendered, x.frags = x.rendered[:0], x.frags[:0]
+	frameLists.Put(x)
 }
 
 // frags converts rendered fragments to the mailbox's.
