@@ -190,7 +190,7 @@ func notReadyOf(v string) engine.NotReady {
 
 // hasApp reports whether the App name is in the API server.
 func (d *Demo) hasApp(name string) bool {
-	for _, o := range d.World().Objects() {
+	for _, o := range d.World().PeekObjects() {
 		if o.Kind == apiserver.KindApp && o.Name == name {
 			return true
 		}

@@ -1,15 +1,19 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/pipeline"
+	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
 	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -204,6 +208,11 @@ func check(t *testing.T, d *Demo, i int) {
 			t.Fatalf("op %d: live line from the whole log %q, from the newest events %q", i, a, b)
 		}
 	}
+	// The cache lane walks the store and the cache side by side: it says
+	// what matching them by name says.
+	if a, b := demo.MustJSON(cacheProps(ui.En, w, d.Now())), demo.MustJSON(cachePropsByName(ui.En, w, d.Now())); a != b {
+		t.Fatalf("op %d: cache lane %s, matched by name %s", i, a, b)
+	}
 	// With {"action":"restore","snapshot":…} around it, the snapshot must
 	// fit the server's 8 KB message limit, or a restore would close the
 	// socket: plain or packed, it stays under 6 KB.
@@ -285,4 +294,44 @@ func TestRandomPrograms(t *testing.T) {
 		}
 	}
 	t.Logf("largest final snapshot: %d bytes", largest)
+}
+
+// cachePropsByName is cacheProps's entries found as the lane first did,
+// through maps of the store's and the cache's objects by kind and name.
+func cachePropsByName(l ui.Lang, w *engine.World, now time.Duration) CacheProps {
+	p := cacheProps(l, w, now)
+	if !w.ControllerOn() {
+		return p
+	}
+	type ref struct{ kind, name string }
+	objs := w.Objects()
+	store := map[ref]apiserver.Object{}
+	for _, o := range objs {
+		store[ref{o.Kind, o.Name}] = o
+	}
+	cached := map[ref]bool{}
+	var entries []CacheEntry
+	for _, o := range w.Cache() {
+		cached[ref{o.Kind, o.Name}] = true
+		e := CacheEntry{Kind: o.Kind, Name: o.Name, RV: o.ResourceVersion, Generation: o.Generation, State: "fresh"}
+		s, ok := store[ref{o.Kind, o.Name}]
+		switch {
+		case !ok:
+			e.State = "gone"
+		case s.ResourceVersion != o.ResourceVersion:
+			e.State, e.StoreRV = "stale", s.ResourceVersion
+		}
+		entries = append(entries, e)
+	}
+	for _, o := range objs {
+		if !cached[ref{o.Kind, o.Name}] {
+			entries = append(entries, CacheEntry{Kind: o.Kind, Name: o.Name, StoreRV: o.ResourceVersion,
+				Generation: o.Generation, State: "missing"})
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b CacheEntry) int {
+		return cmp.Or(kindOrder(a.Kind)-kindOrder(b.Kind), strings.Compare(a.Name, b.Name))
+	})
+	p.Entries = entries
+	return p
 }

@@ -244,7 +244,7 @@ func trapParts() []demo.Part {
 		ps = append(ps, frag(trapID(t), func(d *Demo) uint64 { return d.trapKey(t) }, func(d *Demo, v demo.View) templ.Component {
 			return panel(trapItem, func(p *Props) {
 				w := d.World()
-				in := trapInOf(w.Objects())
+				in := trapInOf(w.PeekObjects())
 				*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Trap: trapOne(v.Lang, w, t, w.Metrics(), &in)}
 			})
 		}))

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -291,7 +293,7 @@ func (d *Demo) metricsFrag(v demo.View) templ.Component {
 func (d *Demo) apiFrag(v demo.View) templ.Component {
 	return panel(apiLane, func(p *Props) {
 		w := d.World()
-		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.Objects())}
+		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.PeekObjects())}
 	})
 }
 
@@ -455,29 +457,38 @@ func cacheProps(l ui.Lang, w *engine.World, now time.Duration) CacheProps {
 	if !w.ControllerOn() {
 		return p
 	}
-	objs := w.Objects()
-	type ref struct{ kind, name string }
-	store := map[ref]apiserver.Object{}
-	for _, o := range objs {
-		store[ref{o.Kind, o.Name}] = o
+	// Both lists are sorted by kind then name: walk them side by side.
+	objs, cache := w.PeekObjects(), w.PeekCache()
+	if n := max(len(objs), len(cache)); n > 0 {
+		p.Entries = make([]CacheEntry, 0, n)
 	}
-	cached := map[ref]bool{}
-	for _, o := range w.Cache() {
-		cached[ref{o.Kind, o.Name}] = true
-		e := CacheEntry{Kind: o.Kind, Name: o.Name, RV: o.ResourceVersion, Generation: o.Generation, State: "fresh"}
-		s, ok := store[ref{o.Kind, o.Name}]
+	for i, j := 0, 0; i < len(cache) || j < len(objs); {
+		c := 1 // cache[i] is after objs[j] (or gone past the cache's end)
 		switch {
-		case !ok:
-			e.State = "gone"
-		case s.ResourceVersion != o.ResourceVersion:
-			e.State, e.StoreRV = "stale", s.ResourceVersion
+		case i == len(cache):
+		case j == len(objs):
+			c = -1
+		default:
+			c = cmp.Or(strings.Compare(cache[i].Kind, objs[j].Kind), strings.Compare(cache[i].Name, objs[j].Name))
 		}
-		p.Entries = append(p.Entries, e)
-	}
-	for _, o := range objs {
-		if !cached[ref{o.Kind, o.Name}] {
+		switch {
+		case c < 0: // cached, gone from the store
+			o := &cache[i]
+			p.Entries = append(p.Entries, CacheEntry{Kind: o.Kind, Name: o.Name, RV: o.ResourceVersion, Generation: o.Generation, State: "gone"})
+			i++
+		case c > 0: // in the store, not in the cache yet
+			o := &objs[j]
 			p.Entries = append(p.Entries, CacheEntry{Kind: o.Kind, Name: o.Name, StoreRV: o.ResourceVersion,
 				Generation: o.Generation, State: "missing"})
+			j++
+		default:
+			o, st := &cache[i], &objs[j]
+			e := CacheEntry{Kind: o.Kind, Name: o.Name, RV: o.ResourceVersion, Generation: o.Generation, State: "fresh"}
+			if st.ResourceVersion != o.ResourceVersion {
+				e.State, e.StoreRV = "stale", st.ResourceVersion
+			}
+			p.Entries = append(p.Entries, e)
+			i, j = i+1, j+1
 		}
 	}
 	slices.SortStableFunc(p.Entries, func(a, b CacheEntry) int {

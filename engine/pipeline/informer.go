@@ -194,9 +194,19 @@ func sortObjects(os []apiserver.Object) {
 
 // cached returns the cache's objects sorted by kind then name.
 func (w *World) cached() []apiserver.Object {
+	out := w.peekCache()
+	for i := range out {
+		out[i] = out[i].DeepCopy()
+	}
+	return out
+}
+
+// peekCache is cached without the copies: each object's slices are the
+// cache's (see apiserver.Store.Peek).
+func (w *World) peekCache() []apiserver.Object {
 	out := make([]apiserver.Object, 0, len(w.ctrl.cache))
 	for _, o := range w.ctrl.cache {
-		out = append(out, o.DeepCopy())
+		out = append(out, o)
 	}
 	sortObjects(out)
 	return out

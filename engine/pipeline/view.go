@@ -22,6 +22,19 @@ func (w *World) Dependency() bool {
 // Objects returns the API server's objects, sorted by kind then name.
 func (w *World) Objects() []apiserver.Object { return w.store.List() }
 
+// PeekObjects is Objects without the copies: each object's slices are the
+// store's, so a reader reads them before it moves the world again (a
+// frame's fragments, read and rendered at one moment).
+func (w *World) PeekObjects() []apiserver.Object { return w.store.Peek() }
+
+// PeekCache is Cache without the copies (as PeekObjects).
+func (w *World) PeekCache() []apiserver.Object {
+	if w.ctrl == nil {
+		return nil
+	}
+	return w.peekCache()
+}
+
 // ResourceVersion returns the API server's latest resourceVersion.
 func (w *World) ResourceVersion() int64 { return w.store.ResourceVersion() }
 

@@ -178,7 +178,7 @@ func Decode(s ObjectState, now time.Duration, maxRV int64) (Object, error) {
 // taken).
 func (s *Store) Snapshot() Snapshot {
 	snap := Snapshot{RV: s.rv, Objects: []ObjectState{}}
-	for _, o := range s.List() {
+	for _, o := range s.Peek() { // Encode copies
 		snap.Objects = append(snap.Objects, Encode(o))
 	}
 	return snap

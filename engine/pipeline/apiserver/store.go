@@ -104,6 +104,18 @@ func (s *Store) Get(kind, name string) (Object, bool) {
 	return o.DeepCopy(), ok
 }
 
+// Peek is List without the copies: each object's slices are the store's,
+// so a reader reads them, or copies what it keeps (as Encode does), before
+// the store changes. A frame's views and the page's snapshot read it.
+func (s *Store) Peek() []Object {
+	out := make([]Object, 0, len(s.objects))
+	for _, o := range s.objects {
+		out = append(out, o)
+	}
+	sortObjects(out)
+	return out
+}
+
 // List returns a copy of every object, sorted by kind then name.
 func (s *Store) List() []Object {
 	out := make([]Object, 0, len(s.objects))
