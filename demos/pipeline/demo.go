@@ -190,7 +190,8 @@ func notReadyOf(v string) engine.NotReady {
 
 // hasApp reports whether the App name is in the API server.
 func (d *Demo) hasApp(name string) bool {
-	for _, o := range d.World().PeekObjects() {
+	var objs [engine.PeekSize]apiserver.Object
+	for _, o := range d.World().AppendPeekObjects(objs[:0]) {
 		if o.Kind == apiserver.KindApp && o.Name == name {
 			return true
 		}

@@ -244,7 +244,8 @@ func trapParts() []demo.Part {
 		ps = append(ps, frag(trapID(t), func(d *Demo) uint64 { return d.trapKey(t) }, func(d *Demo, v demo.View) templ.Component {
 			return panel(trapItem, func(p *Props) {
 				w := d.World()
-				in := trapInOf(w.PeekObjects())
+				var objs [engine.PeekSize]apiserver.Object
+				in := trapInOf(w.AppendPeekObjects(objs[:0]))
 				*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Trap: trapOne(v.Lang, w, t, w.Metrics(), &in)}
 			})
 		}))

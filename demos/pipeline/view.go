@@ -293,7 +293,8 @@ func (d *Demo) metricsFrag(v demo.View) templ.Component {
 func (d *Demo) apiFrag(v demo.View) templ.Component {
 	return panel(apiLane, func(p *Props) {
 		w := d.World()
-		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.PeekObjects())}
+		var objs [engine.PeekSize]apiserver.Object
+		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.AppendPeekObjects(objs[:0]))}
 	})
 }
 
@@ -458,7 +459,8 @@ func cacheProps(l ui.Lang, w *engine.World, now time.Duration) CacheProps {
 		return p
 	}
 	// Both lists are sorted by kind then name: walk them side by side.
-	objs, cache := w.PeekObjects(), w.PeekCache()
+	var objsBuf, cacheBuf [engine.PeekSize]apiserver.Object
+	objs, cache := w.AppendPeekObjects(objsBuf[:0]), w.AppendPeekCache(cacheBuf[:0])
 	if n := max(len(objs), len(cache)); n > 0 {
 		p.Entries = make([]CacheEntry, 0, n)
 	}

@@ -204,12 +204,17 @@ func (w *World) cached() []apiserver.Object {
 // peekCache is cached without the copies: each object's slices are the
 // cache's (see apiserver.Store.Peek).
 func (w *World) peekCache() []apiserver.Object {
-	out := make([]apiserver.Object, 0, len(w.ctrl.cache))
+	return w.appendPeekCache(make([]apiserver.Object, 0, len(w.ctrl.cache)))
+}
+
+// appendPeekCache appends peekCache to dst.
+func (w *World) appendPeekCache(dst []apiserver.Object) []apiserver.Object {
+	n := len(dst)
 	for _, o := range w.ctrl.cache {
-		out = append(out, o)
+		dst = append(dst, o)
 	}
-	sortObjects(out)
-	return out
+	sortObjects(dst[n:])
+	return dst
 }
 
 // fromCache is a Get from the informer's cache (the default client's

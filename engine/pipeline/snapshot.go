@@ -124,7 +124,8 @@ func (w *World) Snapshot() Snapshot {
 		return s
 	}
 	cs := &ControllerState{Cache: []apiserver.ObjectState{}, ResyncIn: ms(c.nextResync - w.now), Queue: c.queue.Snapshot()}
-	for _, o := range w.peekCache() { // Encode copies
+	var buf [PeekSize]apiserver.Object
+	for _, o := range w.appendPeekCache(buf[:0]) { // Encode copies
 		cs.Cache = append(cs.Cache, apiserver.Encode(o))
 	}
 	for _, d := range c.inflight {

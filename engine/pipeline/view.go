@@ -27,12 +27,24 @@ func (w *World) Objects() []apiserver.Object { return w.store.List() }
 // frame's fragments, read and rendered at one moment).
 func (w *World) PeekObjects() []apiserver.Object { return w.store.Peek() }
 
-// PeekCache is Cache without the copies (as PeekObjects).
-func (w *World) PeekCache() []apiserver.Object {
+// PeekSize is room for a world's usual objects (its Apps, their
+// ConfigMaps and the Secret): a reader's array of this many stays on its
+// stack, and a larger world's objects go to the heap.
+const PeekSize = 2*MaxApps + 1
+
+// AppendPeekObjects appends PeekObjects to dst: a reader passes an array
+// of its own (of PeekSize), which stays on its stack.
+func (w *World) AppendPeekObjects(dst []apiserver.Object) []apiserver.Object {
+	return w.store.AppendPeek(dst)
+}
+
+// AppendPeekCache appends Cache, without the copies (as PeekObjects), to
+// dst; nothing while the controller is off.
+func (w *World) AppendPeekCache(dst []apiserver.Object) []apiserver.Object {
 	if w.ctrl == nil {
-		return nil
+		return dst
 	}
-	return w.peekCache()
+	return w.appendPeekCache(dst)
 }
 
 // ResourceVersion returns the API server's latest resourceVersion.
