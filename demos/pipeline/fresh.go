@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"sync"
 
@@ -78,3 +79,30 @@ func (d *Demo) SnapshotJSON() string {
 	freshSnapshot.Store(env, raw)
 	return raw
 }
+
+// WriteSnapshotJSON writes SnapshotJSON: a world small enough to be
+// written plain (the most) is encoded once into a pooled buffer, without
+// the string SnapshotJSON makes of it.
+func (d *Demo) WriteSnapshotJSON(out io.Writer) error {
+	if d.w == nil {
+		_, err := io.WriteString(out, d.SnapshotJSON())
+		return err
+	}
+	b := snapshotBuffers.Get().(*bytes.Buffer)
+	defer snapshotBuffers.Put(b)
+	b.Reset()
+	w := d.World().Snapshot()
+	if err := json.NewEncoder(b).Encode(Snapshot{Envelope: d.clk.Envelope(Name), World: &w}); err != nil {
+		return err
+	}
+	plain := b.Bytes()[:b.Len()-1] // Encode ends the value with a newline
+	if len(plain) > MaxPlainBytes {
+		_, err := io.WriteString(out, demo.MustJSON(Snapshot{Envelope: d.clk.Envelope(Name), Packed: pack(w)}))
+		return err
+	}
+	_, err := out.Write(plain)
+	return err
+}
+
+// snapshotBuffers are WriteSnapshotJSON's.
+var snapshotBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

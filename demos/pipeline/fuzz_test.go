@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -218,6 +219,11 @@ func check(t *testing.T, d *Demo, i int) {
 	// socket: plain or packed, it stays under 6 KB.
 	if n := len(demo.MustJSON(d.Snapshot())); n > MaxPlainBytes {
 		t.Fatalf("op %d: snapshot of %d bytes", i, n)
+	}
+	// A frame writes it as it encodes it, plain or packed.
+	var written bytes.Buffer
+	if err := d.WriteSnapshotJSON(&written); err != nil || written.String() != d.SnapshotJSON() {
+		t.Fatalf("op %d: snapshot written (%v)\n%s\nSnapshotJSON\n%s", i, err, written.String(), d.SnapshotJSON())
 	}
 }
 
