@@ -131,6 +131,7 @@ func runProgram(t *testing.T, prog []byte, checkKeys bool) *Demo {
 		view = demo.View{Lang: ui.En, Role: demo.RoleFollower}
 	}
 	live := demo.Wrap(&Kind, d)
+	lines := map[[2]uint64]ui.LogLine{} // a log line's identity and language → the line
 	var keys *demotest.Keys
 	if checkKeys {
 		keys = demotest.NewKeys(t, live, view)
@@ -145,6 +146,7 @@ func runProgram(t *testing.T, prog []byte, checkKeys bool) *Demo {
 		case opRestore:
 			d = restored(t, d)
 			live = demo.Wrap(&Kind, d)
+			clear(lines) // another demo: the framework tells their lines apart
 			if checkKeys {
 				keys = demotest.NewKeys(t, live, view)
 			}
@@ -168,8 +170,36 @@ func runProgram(t *testing.T, prog []byte, checkKeys bool) *Demo {
 			keys.Step(t)
 		}
 		check(t, d, i/2)
+		checkLogItems(t, d, lines, i/2)
 	}
 	return d
+}
+
+// checkLogItems holds the log's identities to its lines (a frame formats
+// only the lines whose identities are new to the page): one identity is
+// one line, in either language, all program long, and the n newest lines
+// are the tail of the panel's.
+func checkLogItems(t *testing.T, d *Demo, seen map[[2]uint64]ui.LogLine, op int) {
+	t.Helper()
+	items := d.logItems(nil)
+	for _, l := range []ui.Lang{ui.Ja, ui.En} {
+		lines := d.logNewest(l)
+		if len(items) != len(lines) {
+			t.Fatalf("op %d: %d identities for %d log lines", op, len(items), len(lines))
+		}
+		for j, id := range items {
+			k := [2]uint64{id, uint64(l[0])}
+			if was, ok := seen[k]; ok && was != lines[j] {
+				t.Fatalf("op %d: one identity for two log lines:\n%+v\n%+v", op, was, lines[j])
+			}
+			seen[k] = lines[j]
+		}
+		for _, n := range []int{1, 2, len(lines)} {
+			if got, want := d.logTail(l, n), lines[len(lines)-min(n, len(lines)):]; !slices.Equal(got, want) {
+				t.Fatalf("op %d: the %d newest log lines are %+v, want %+v", op, n, got, want)
+			}
+		}
+	}
 }
 
 // check holds the demo's invariants.

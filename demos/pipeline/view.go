@@ -345,6 +345,26 @@ func (d *Demo) reportFrag(v demo.View) templ.Component {
 	})
 }
 
+// logItems appends the identity of each line logNewest lists, oldest
+// first, formatting none: its event's number within the world's epoch
+// (an event never changes once logged), and whether it is the first
+// restart of a redeploy, which the next event decides.
+func (d *Demo) logItems(keys []uint64) []uint64 {
+	var buf [logLines]engine.Event
+	events, ep := appendNewest(buf[:0], d.World(), logLines, nil), d.epoch.Key()
+	for i := range events {
+		keys = append(keys, demo.Mix(ep, uint64(events[i].Seq), demo.B(redeploys(events, i))))
+	}
+	return keys
+}
+
+// logTail is the n newest of logNewest's lines in l: the newest of them
+// has no event after it in either.
+func (d *Demo) logTail(l ui.Lang, n int) []ui.LogLine {
+	var buf [logLines]engine.Event
+	return logProps(l, appendNewest(buf[:0], d.World(), min(n, logLines), nil))
+}
+
 // logNewest is the log's newest lines in l.
 func (d *Demo) logNewest(l ui.Lang) []ui.LogLine {
 	var buf [logLines]engine.Event
@@ -700,16 +720,21 @@ func appendNewest(out []engine.Event, w *engine.World, n int, match func(engine.
 func isWrite(e engine.Event) bool     { return e.Kind == engine.EventWrite }
 func isReconcile(e engine.Event) bool { return e.Kind == engine.EventReconcile }
 
+// redeploys reports whether events[i] is the first of a redeploy's two
+// restarts (the old process stopping, then the new one starting), which
+// the log says as one line: the event after it decides.
+func redeploys(events []engine.Event, i int) bool {
+	restart := func(e *engine.Event) bool { return e.Kind == engine.EventController && e.Verb == "restart" }
+	return restart(&events[i]) && i+1 < len(events) && restart(&events[i+1])
+}
+
 func logProps(l ui.Lang, events []engine.Event) []ui.LogLine {
 	from := max(0, len(events)-logLines)
 	out := make([]ui.LogLine, 0, len(events)-from)
 	for i := from; i < len(events); i++ {
 		e := events[i]
 		text := eventText(l, e)
-		// A redeploy is logged as two restarts: the old process stopping,
-		// then the new one starting.
-		if e.Kind == engine.EventController && e.Verb == "restart" && i+1 < len(events) &&
-			events[i+1].Kind == engine.EventController && events[i+1].Verb == "restart" {
+		if redeploys(events, i) {
 			text = T(l, "pp.log.controller.redeploy")
 			if e.N > 0 {
 				text += F(l, "pp.log.abandoned", e.N)
