@@ -178,7 +178,7 @@ func Decode(s ObjectState, now time.Duration, maxRV int64) (Object, error) {
 // taken).
 func (s *Store) Snapshot() Snapshot {
 	snap := Snapshot{RV: s.rv, Objects: []ObjectState{}}
-	var buf [8]Object // room for most stores: more goes to the heap
+	var buf [8]Object                         // room for most stores: more goes to the heap
 	for _, o := range s.AppendPeek(buf[:0]) { // Encode copies
 		snap.Objects = append(snap.Objects, Encode(o))
 	}
