@@ -178,8 +178,10 @@ func Decode(s ObjectState, now time.Duration, maxRV int64) (Object, error) {
 // taken).
 func (s *Store) Snapshot() Snapshot {
 	snap := Snapshot{RV: s.rv, Objects: []ObjectState{}}
-	var buf [8]Object                         // room for most stores: more goes to the heap
-	for _, o := range s.AppendPeek(buf[:0]) { // Encode copies
+	// Room for most stores on the stack (more goes to the heap); Encode
+	// copies what it keeps.
+	var buf [8]Object
+	for _, o := range s.AppendPeek(buf[:0]) {
 		snap.Objects = append(snap.Objects, Encode(o))
 	}
 	return snap
