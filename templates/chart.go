@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // Chart geometry, in SVG user units. The outer box holds the axes; the plot
@@ -135,7 +136,11 @@ func xAt(at, origin time.Duration) float64 { return float64(at-origin) / float64
 
 // LineChart draws series as step lines over the window ending at the page's
 // clock. The y axis runs from 0 to the largest value (at least 5).
-func LineChart(prefix, title, desc string, window time.Duration, series []Series) ChartProps {
+//
+// The lines' points are written into *points (emptied first), and the
+// lines' strings are parts of it: the caller keeps *points as it is until
+// the chart is written, and may use it again after.
+func LineChart(prefix, title, desc string, window time.Duration, series []Series, points *[]byte) ChartProps {
 	var now time.Duration // the origin: the newest step
 	for _, s := range series {
 		if n := len(s.Steps); n > 0 {
@@ -154,16 +159,24 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 		c.YTicks = append(c.YTicks, ChartTick{Pos: plotY + yOf(v), Label: strconv.Itoa(v)})
 	}
 	c.Table.Head = []string{"t"}
+	// Every line's points are written into one array, and each line's
+	// string is its part of it (the array is never written again: an
+	// append that outgrows it moves on to a new one). A step line needs a
+	// corner only where its series changes: the samples where only another
+	// series moved add nothing to it.
+	corners := 0
 	for _, s := range series {
-		// A step line needs a corner only where this series changes: the
-		// samples where only another series moved add nothing to it.
-		corners := 1
+		corners++
 		for i := 1; i < len(s.Steps); i++ {
 			if s.Steps[i].V != s.Steps[i-1].V {
 				corners++
 			}
 		}
-		b := make([]byte, 0, 2*16*corners)
+	}
+	b := slices.Grow((*points)[:0], 2*16*corners)
+	defer func() { *points = b }()
+	for _, s := range series {
+		start := len(b)
 		point := func(x float64, v int) {
 			b = appendNum(b, x)
 			b = append(b, ',')
@@ -182,8 +195,8 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 		if len(s.Steps) > 0 {
 			point(farFuture, s.Steps[len(s.Steps)-1].V)
 		}
-		points := string(bytes.TrimSpace(b))
-		c.Lines = append(c.Lines, ChartLine{Class: s.Class, Points: points})
+		points := bytes.TrimSpace(b[start:])
+		c.Lines = append(c.Lines, ChartLine{Class: s.Class, Points: unsafe.String(unsafe.SliceData(points), len(points))})
 		c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
 		c.Table.Head = append(c.Table.Head, s.Label)
 	}

@@ -15,10 +15,11 @@ import (
 // it changes, in deciseconds from the newest change, reaching far past it;
 // the chart spans the window once the demo is that old, less before.
 func TestLineChartDrawsSteps(t *testing.T) {
+	var points []byte
 	c := LineChart("rc", "title", "desc", time.Minute, []Series{
 		{Class: "a", Label: "A", Steps: []Step{{0, 1}, {time.Second, 1}, {2 * time.Second, 3}}},
 		{Class: "b", Label: "B", Steps: []Step{{0, 0}, {time.Second, 2}, {2 * time.Second, 2}}},
-	})
+	}, &points)
 	if c.Top != 5 {
 		t.Fatalf("top %d, want 5 (at least)", c.Top)
 	}
@@ -38,7 +39,7 @@ func TestLineChartDrawsSteps(t *testing.T) {
 	if c.Origin != 2000 {
 		t.Errorf("origin %d ms, want the newest step's 2000", c.Origin)
 	}
-	old := LineChart("rc", "t", "d", time.Minute, []Series{{Class: "a", Steps: []Step{{5*time.Minute + 300*time.Millisecond, 1}}}})
+	old := LineChart("rc", "t", "d", time.Minute, []Series{{Class: "a", Steps: []Step{{5*time.Minute + 300*time.Millisecond, 1}}}}, new([]byte))
 	if vb := old.viewBox(); vb != "-600.0 0 600.0 144" {
 		t.Errorf("an old demo spans the window: viewBox %q", vb)
 	}

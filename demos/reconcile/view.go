@@ -1,9 +1,12 @@
 package reconcile
 
 import (
-	"github.com/a-h/templ"
+	"context"
+	"io"
 	"slices"
 	"sync"
+
+	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
@@ -114,7 +117,18 @@ func (d *Demo) actionsFrag(v demo.View) templ.Component {
 	return actionsPanel(p)
 }
 
-func (d *Demo) chartFrag(v demo.View) templ.Component { return ui.Chart(d.chart(v.Lang)) }
+// chartFrag writes the chart with its lines' points in an array from
+// pointsPool, given back once the chart is written.
+func (d *Demo) chartFrag(v demo.View) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		points := pointsPool.Get().(*[]byte)
+		defer pointsPool.Put(points)
+		return ui.Chart(d.chart(v.Lang, points)).Render(ctx, w)
+	})
+}
+
+// pointsPool holds the arrays of the chart's points between frames.
+var pointsPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // liveText says the last reconcile in one sentence, for the live region.
 func (d *Demo) liveText(l ui.Lang) string {
@@ -200,7 +214,7 @@ func eventText(l ui.Lang, e sim.Event) string {
 }
 
 // chart draws desired against Running, Pending and Failed over the window.
-func (d *Demo) chart(l ui.Lang) ui.ChartProps {
+func (d *Demo) chart(l ui.Lang, points *[]byte) ui.ChartProps {
 	series := []ui.Series{
 		{Class: "s-desired", Label: T(l, "legend.desired")},
 		{Class: "s-running", Label: T(l, "phase.Running")},
@@ -221,7 +235,7 @@ func (d *Demo) chart(l ui.Lang) ui.ChartProps {
 			series[i].Steps[j] = ui.Step{At: h.At, V: v}
 		}
 	}
-	return ui.LineChart(Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Window(), series)
+	return ui.LineChart(Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Window(), series, points)
 }
 
 // stepPool holds the arrays of the chart's steps between frames.
