@@ -48,11 +48,41 @@ func (d *Demo) Marks(l ui.Lang) []ui.TimelineMark {
 func (d *Demo) MarksKey() uint64 { return uint64(d.marks.Seq()) }
 
 func markLabel(l ui.Lang, e sim.Event) string {
+	if s, ok := markLabels[markLabelKey{l, e.Kind, e.N}]; ok {
+		return s
+	}
+	return writeMarkLabel(l, e)
+}
+
+func writeMarkLabel(l ui.Lang, e sim.Event) string {
 	if e.Kind == MarkReplaced {
 		return F(l, "rc.mark.replaced", e.N)
 	}
 	return eventText(l, e) // converged: the log's words
 }
+
+// markLabelKey is what a mark's label says: its language, kind and count.
+type markLabelKey struct {
+	lang ui.Lang
+	kind string
+	n    int
+}
+
+// markLabels are the labels of the marks a demo makes, written once: a
+// frame lists every mark the timeline shows, with its label, whenever a
+// mark or an action is added. A converged mark counts the desired pods
+// (at most MaxDesired), a replaced one the pods replaced (fewer).
+var markLabels = func() map[markLabelKey]string {
+	m := map[markLabelKey]string{}
+	for _, l := range []ui.Lang{ui.Ja, ui.En} {
+		for n := 0; n <= MaxDesired; n++ {
+			for _, kind := range []string{EventConverged, MarkReplaced} {
+				m[markLabelKey{l, kind, n}] = writeMarkLabel(l, sim.Event{Kind: kind, N: n})
+			}
+		}
+	}
+	return m
+}()
 
 // MarkState is a mark in a snapshot: when (virtual ms), what (converged or
 // replaced) and its count (desired, or the pods replaced).

@@ -245,3 +245,19 @@ func TestTimelineShowsTheMarks(t *testing.T) {
 			[]markWant{inSync(2500, 3), replaced(8000, 1), inSync(9500, 3)})
 	}
 }
+
+// TestMarkLabelsAsWritten: a mark's label, read from the labels written
+// once, is what formatting it says, for every kind, count and language
+// (counts past the table's are formatted).
+func TestMarkLabelsAsWritten(t *testing.T) {
+	for _, l := range []ui.Lang{ui.Ja, ui.En} {
+		for _, kind := range []string{EventConverged, MarkReplaced} {
+			for n := -1; n <= 2*MaxDesired; n++ {
+				e := sim.Event{Kind: kind, N: n}
+				if got, want := markLabel(l, e), writeMarkLabel(l, e); got != want {
+					t.Fatalf("%s mark of %d in %s: %q, want %q", kind, n, l, got, want)
+				}
+			}
+		}
+	}
+}
