@@ -67,22 +67,35 @@ func (d *Demo) desiredFrag(v demo.View) templ.Component {
 	return desiredPanel(&Props{Lang: v.Lang, Desired: d.Desired(), Max: MaxDesired})
 }
 
-func (d *Demo) observedFrag(v demo.View) templ.Component { return observedPanel(d.observed(v.Lang)) }
+func (d *Demo) observedFrag(v demo.View) templ.Component { return observedPanel(d.observed(v.Lang, true)) }
 
 // observed counts the pods by phase and lays them out as cards.
-func (d *Demo) observed(l ui.Lang) *Props {
+// observed counts the pods by phase and, with pods, lists them: the diff
+// line reads only the counts.
+func (d *Demo) observed(l ui.Lang, pods bool) *Props {
 	now := d.Now()
 	p := &Props{Lang: l, Desired: d.Desired()}
-	for _, pod := range d.Pods() {
-		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
+	var buf [2 * MaxDesired]chapter.Pod // the most a cluster holds but after a burst of kills
+	all := d.cluster.AppendPods(buf[:0])
+	if pods {
+		p.Pods = make([]PodProps, 0, len(all))
+	}
+	for _, pod := range all {
 		switch pod.Phase {
 		case chapter.Running:
 			p.Running++
 		case chapter.Pending:
 			p.Pending++
-			pp.ETA = ui.StartsIn(l, now, pod.StartsIn)
 		case chapter.Failed:
 			p.Failed++
+		}
+		if !pods {
+			continue
+		}
+		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
+		if pod.Phase == chapter.Pending {
+			in, _ := d.StartsIn(pod.Name)
+			pp.ETA = ui.StartsIn(l, now, in)
 		}
 		p.Pods = append(p.Pods, pp)
 	}
@@ -92,7 +105,7 @@ func (d *Demo) observed(l ui.Lang) *Props {
 
 func (d *Demo) diffFrag(v demo.View) templ.Component {
 	l := v.Lang
-	p := d.observed(l)
+	p := d.observed(l, false)
 	p.Diff = DiffProps{Converged: d.Converged(), Detail: F(l, "rc.diff.detail", p.Desired, p.Alive, p.Running)}
 	f, c, x := d.Diff()
 	switch {
