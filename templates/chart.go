@@ -301,6 +301,22 @@ func ClockText(d time.Duration) string {
 // whole: charts are a large part of a frame.
 func num(f float64) string { return string(appendNum(nil, f)) }
 
+//
+// It writes what strconv.AppendFloat(b, math.Round(f*10)/10, 'f', -1, 64)
+// writes (TestAppendNumAsFormatted), without the shortest-decimal search:
+// a tenth rounded from f is its integer part and one digit.
 func appendNum(b []byte, f float64) []byte {
-	return strconv.AppendFloat(b, math.Round(f*10)/10, 'f', -1, 64)
+	t := math.Round(f * 10)
+	if !(math.Abs(t) < 1<<53) || t == 0 && math.Signbit(t) {
+		return strconv.AppendFloat(b, t/10, 'f', -1, 64) // NaN, ±Inf, huge, -0
+	}
+	n := int64(t)
+	if n < 0 {
+		b, n = append(b, '-'), -n
+	}
+	b = strconv.AppendInt(b, n/10, 10)
+	if d := n % 10; d != 0 {
+		b = append(b, '.', byte('0'+d))
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -130,6 +131,24 @@ func TestLineRowsMatchesAScan(t *testing.T) {
 		}
 		if got, want := lineRows(series), scan(series); !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
 			t.Fatalf("series %v:\nrows %v\nwant %v", series, got, want)
+		}
+	}
+}
+
+// TestAppendNumAsFormatted: a chart's numbers are written as
+// strconv.AppendFloat writes them rounded to a tenth, for coordinates,
+// halves, negative zeros and what no chart holds.
+func TestAppendNumAsFormatted(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	cases := []float64{0, math.Copysign(0, -1), -0.04, 0.05, -0.05, 0.15, 2.25, -2.25, 115.2, 57.6, 1e6, -1e6, 123456.75,
+		1e15, -1e15, 1 << 53, 1e300, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64}
+	for range 100000 {
+		cases = append(cases, (r.Float64()-0.5)*math.Pow(10, float64(r.IntN(8))))
+	}
+	for _, f := range cases {
+		want := strconv.AppendFloat(nil, math.Round(f*10)/10, 'f', -1, 64)
+		if got := appendNum(nil, f); string(got) != string(want) {
+			t.Fatalf("appendNum(%v) = %s, want %s", f, got, want)
 		}
 	}
 }
