@@ -301,10 +301,10 @@ func ClockText(d time.Duration) string {
 // whole: charts are a large part of a frame.
 func num(f float64) string { return string(appendNum(nil, f)) }
 
-//
-// It writes what strconv.AppendFloat(b, math.Round(f*10)/10, 'f', -1, 64)
-// writes (TestAppendNumAsFormatted), without the shortest-decimal search:
-// a tenth rounded from f is its integer part and one digit.
+// appendNum appends num(f): what strconv.AppendFloat(b,
+// math.Round(f*10)/10, 'f', -1, 64) writes (TestAppendNumAsFormatted),
+// without the shortest-decimal search: a tenth rounded from f is its
+// integer part and one digit.
 func appendNum(b []byte, f float64) []byte {
 	t := math.Round(f * 10)
 	if !(math.Abs(t) < 1<<53) || t == 0 && math.Signbit(t) {

@@ -67,11 +67,12 @@ func (d *Demo) desiredFrag(v demo.View) templ.Component {
 	return desiredPanel(&Props{Lang: v.Lang, Desired: d.Desired(), Max: MaxDesired})
 }
 
-func (d *Demo) observedFrag(v demo.View) templ.Component { return observedPanel(d.observed(v.Lang, true)) }
+func (d *Demo) observedFrag(v demo.View) templ.Component {
+	return observedPanel(d.observed(v.Lang, true))
+}
 
-// observed counts the pods by phase and lays them out as cards.
-// observed counts the pods by phase and, with pods, lists them: the diff
-// line reads only the counts.
+// observed counts the pods by phase and, with pods, lays them out as
+// cards: the diff line reads only the counts.
 func (d *Demo) observed(l ui.Lang, pods bool) *Props {
 	now := d.Now()
 	p := &Props{Lang: l, Desired: d.Desired()}
