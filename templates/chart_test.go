@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -150,5 +151,38 @@ func TestAppendNumAsFormatted(t *testing.T) {
 		if got := appendNum(nil, f); string(got) != string(want) {
 			t.Fatalf("appendNum(%v) = %s, want %s", f, got, want)
 		}
+	}
+}
+
+// TestChartWritesItsGolden: the hand-written chart writes, byte for byte,
+// what its templ component wrote for a line chart, a band chart and an
+// empty one (testdata/chart.golden), names and labels escaped; the demos'
+// goldens hold their charts too.
+func TestChartWritesItsGolden(t *testing.T) {
+	var pts []byte
+	line := LineChart("rc", "Pods & <desired>", "desc \"q\"", time.Minute, []Series{
+		{Class: "s-a", Label: "A<", Steps: []Step{{0, 1}, {time.Second, 1}, {2 * time.Second, 3}}},
+		{Class: "s-b", Label: "B", Steps: []Step{{0, 0}, {time.Second, 2}, {2 * time.Second, 2}}},
+	}, &pts)
+	band := BandChart("op", "Phase", "d", time.Minute, []Span{{0, "b-x", "X"}, {1500 * time.Millisecond, "b-y", "Y&"}, {4 * time.Second, "b-x", "X"}}, "phase")
+	empty := BandChart("op", "t", "d", time.Minute, nil, "h")
+	var got strings.Builder
+	for _, c := range []ChartProps{line, band, empty} {
+		if err := Chart(c).Render(context.Background(), &got); err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString("\n")
+	}
+	want, err := os.ReadFile("testdata/chart.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		g, w := got.String(), string(want)
+		i := 0
+		for i < len(g) && i < len(w) && g[i] == w[i] {
+			i++
+		}
+		t.Fatalf("chart differs from testdata/chart.golden at byte %d:\n got …%s\nwant …%s", i, g[max(0, i-40):min(len(g), i+60)], w[max(0, i-40):min(len(w), i+60)])
 	}
 }

@@ -97,6 +97,20 @@ func (h *HTML) Int(n int) {
 	}
 }
 
+// Int64 writes n in decimal.
+func (h *HTML) Int64(n int64) {
+	if h.err == nil {
+		_, h.err = h.w.Write(strconv.AppendInt(h.num[:0], n, 10))
+	}
+}
+
+// Float1 writes f with one decimal, as strconv.FormatFloat(f, 'f', 1, 64).
+func (h *HTML) Float1(f float64) {
+	if h.err == nil {
+		_, h.err = h.w.Write(strconv.AppendFloat(h.num[:0], f, 'f', 1, 64))
+	}
+}
+
 // Bool writes true or false.
 func (h *HTML) Bool(b bool) { h.Raw(strconv.FormatBool(b)) }
 
