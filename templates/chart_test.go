@@ -18,10 +18,7 @@ import (
 // the chart spans the window once the demo is that old, less before.
 func TestLineChartDrawsSteps(t *testing.T) {
 	var points []byte
-	c := LineChart("rc", "title", "desc", time.Minute, []Series{
-		{Class: "a", Label: "A", Steps: []Step{{0, 1}, {time.Second, 1}, {2 * time.Second, 3}}},
-		{Class: "b", Label: "B", Steps: []Step{{0, 0}, {time.Second, 2}, {2 * time.Second, 2}}},
-	}, &points)
+	c := LineChart("rc", "title", "desc", time.Minute, twoSeries("a", "A", "b", "B"), &points)
 	if c.Top != 5 {
 		t.Fatalf("top %d, want 5 (at least)", c.Top)
 	}
@@ -160,10 +157,7 @@ func TestAppendNumAsFormatted(t *testing.T) {
 // goldens hold their charts too.
 func TestChartWritesItsGolden(t *testing.T) {
 	var pts []byte
-	line := LineChart("rc", "Pods & <desired>", "desc \"q\"", time.Minute, []Series{
-		{Class: "s-a", Label: "A<", Steps: []Step{{0, 1}, {time.Second, 1}, {2 * time.Second, 3}}},
-		{Class: "s-b", Label: "B", Steps: []Step{{0, 0}, {time.Second, 2}, {2 * time.Second, 2}}},
-	}, &pts)
+	line := LineChart("rc", "Pods & <desired>", "desc \"q\"", time.Minute, twoSeries("s-a", "A<", "s-b", "B"), &pts)
 	band := BandChart("op", "Phase", "d", time.Minute, []Span{{0, "b-x", "X"}, {1500 * time.Millisecond, "b-y", "Y&"}, {4 * time.Second, "b-x", "X"}}, "phase")
 	empty := BandChart("op", "t", "d", time.Minute, nil, "h")
 	var got strings.Builder
@@ -184,5 +178,13 @@ func TestChartWritesItsGolden(t *testing.T) {
 			i++
 		}
 		t.Fatalf("chart differs from testdata/chart.golden at byte %d:\n got …%s\nwant …%s", i, g[max(0, i-40):min(len(g), i+60)], w[max(0, i-40):min(len(w), i+60)])
+	}
+}
+
+// twoSeries are two series of three seconds: 1, 1, 3 and 0, 2, 2.
+func twoSeries(classA, labelA, classB, labelB string) []Series {
+	return []Series{
+		{Class: classA, Label: labelA, Steps: []Step{{0, 1}, {time.Second, 1}, {2 * time.Second, 3}}},
+		{Class: classB, Label: labelB, Steps: []Step{{0, 0}, {time.Second, 2}, {2 * time.Second, 2}}},
 	}
 }
