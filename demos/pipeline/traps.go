@@ -104,18 +104,6 @@ func trapInOf(objs []apiserver.Object) trapIn {
 	return in
 }
 
-// trapProps lays out the traps panel from the settings, the metrics m and
-// the API server's objects (what a trap's buttons name): each trap as
-// trapOne lays it out.
-func trapProps(l ui.Lang, w *engine.World, m engine.Metrics, objs []apiserver.Object) []TrapProps {
-	in := trapInOf(objs)
-	out := make([]TrapProps, 0, len(engine.Traps()))
-	for _, t := range engine.Traps() {
-		out = append(out, trapOne(l, w, t, m, &in))
-	}
-	return out
-}
-
 // trapOne lays out trap t: its switch, its settings now, and while it is
 // on its symptom, its fixes and the click that shows it.
 func trapOne(l ui.Lang, w *engine.World, t engine.Trap, m engine.Metrics, in *trapIn) TrapProps {

@@ -47,7 +47,6 @@ type Props struct {
 	Workers  []WorkerProps
 	Writes   []WriteProps
 	Settings SettingsProps
-	Traps    []TrapProps
 	Trap     TrapProps // one trap's item (trapItem)
 	Report   []RowProps
 }
