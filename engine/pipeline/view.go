@@ -22,24 +22,22 @@ func (w *World) Dependency() bool {
 // Objects returns the API server's objects, sorted by kind then name.
 func (w *World) Objects() []apiserver.Object { return w.store.List() }
 
-// PeekObjects is Objects without the copies: each object's slices are the
-// store's, so a reader reads them before it moves the world again (a
-// frame's fragments, read and rendered at one moment).
-func (w *World) PeekObjects() []apiserver.Object { return w.store.Peek() }
-
 // PeekSize is room for a world's usual objects (its Apps, their
 // ConfigMaps and the Secret): a reader's array of this many stays on its
 // stack, and a larger world's objects go to the heap.
 const PeekSize = 2*MaxApps + 1
 
-// AppendPeekObjects appends PeekObjects to dst: a reader passes an array
-// of its own (of PeekSize), which stays on its stack.
+// AppendPeekObjects appends Objects to dst without the copies: each
+// object's slices are the store's, so a reader reads them before it moves
+// the world again (a frame's fragments, read and rendered at one moment).
+// A reader passes an array of its own (of PeekSize), which stays on its
+// stack.
 func (w *World) AppendPeekObjects(dst []apiserver.Object) []apiserver.Object {
 	return w.store.AppendPeek(dst)
 }
 
-// AppendPeekCache appends Cache, without the copies (as PeekObjects), to
-// dst; nothing while the controller is off.
+// AppendPeekCache appends Cache to dst without the copies (as
+// AppendPeekObjects); nothing while the controller is off.
 func (w *World) AppendPeekCache(dst []apiserver.Object) []apiserver.Object {
 	if w.ctrl == nil {
 		return dst

@@ -104,13 +104,10 @@ func (s *Store) Get(kind, name string) (Object, bool) {
 	return o.DeepCopy(), ok
 }
 
-// Peek is List without the copies: each object's slices are the store's,
-// so a reader reads them, or copies what it keeps (as Encode does), before
-// the store changes. A frame's views and the page's snapshot read it.
-func (s *Store) Peek() []Object { return s.AppendPeek(make([]Object, 0, len(s.objects))) }
-
-// AppendPeek appends Peek to dst: a reader passes an array of its own,
-// which stays on its stack.
+// AppendPeek appends List to dst without the copies: each object's slices
+// are the store's, so a reader reads them, or copies what it keeps (as
+// Encode does), before the store changes. A frame's views and the page's
+// snapshot read it, into an array of their own on the stack.
 func (s *Store) AppendPeek(dst []Object) []Object {
 	n := len(dst)
 	for _, o := range s.objects {
