@@ -282,9 +282,7 @@ func (s *session) ownerFrame(put func([]sockets.Frag)) error {
 	if err != nil || len(rendered) == 0 {
 		return err
 	}
-	for _, r := range rendered {
-		x.frags = append(x.frags, sockets.Frag{ID: r.ID, HTML: r.HTML, Full: r.Full, Chunk: chunk})
-	}
+	x.frags = appendFrags(x.frags, rendered, chunk)
 	chunk.Hold(len(x.frags))
 	put(x.frags) // the mailbox copies the list
 	return nil
@@ -314,11 +312,16 @@ func frags(rs []demo.Rendered) []sockets.Frag {
 	if len(rs) == 0 {
 		return nil
 	}
-	out := make([]sockets.Frag, len(rs))
-	for i, r := range rs {
-		out[i] = sockets.Frag{ID: r.ID, HTML: r.HTML, Full: r.Full}
+	return appendFrags(make([]sockets.Frag, 0, len(rs)), rs, nil)
+}
+
+// appendFrags appends rs to dst as the mailbox's fragments, each holding
+// chunk (nil: HTML of their own).
+func appendFrags(dst []sockets.Frag, rs []demo.Rendered, chunk *sockets.Chunk) []sockets.Frag {
+	for _, r := range rs {
+		dst = append(dst, sockets.Frag{ID: r.ID, HTML: r.HTML, Full: r.Full, Chunk: chunk})
 	}
-	return out
+	return dst
 }
 
 // schedule arms the timer for the next moment something changes by itself,
