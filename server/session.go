@@ -110,7 +110,7 @@ func (s *session) run(ctx context.Context, srv *Server) {
 			}
 			wake = func() { s.advance(srv.cfg.TimeScale) }
 		}
-		aside(func() {
+		srv.hub.aside(func() {
 			if wake != nil {
 				wake()
 			}
@@ -118,22 +118,6 @@ func (s *session) run(ctx context.Context, srv *Server) {
 			s.schedule(timer, srv.cfg.TimeScale)
 		})
 	}
-}
-
-// aside runs f on a goroutine of its own and waits for it. A session's
-// goroutine lives as long as its page, mostly asleep; what it does when it
-// wakes (a demo's step, a replay, rendering a frame) goes deeper than the
-// 4 KB stack it starts with, and a goroutine's stack stays as large as it
-// ever grew until a garbage collection, which idle sessions do not bring
-// about: run there, it made each idle session 4 KB larger. A goroutine per
-// wake costs a microsecond or two beside a frame's hundreds.
-func aside(f func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	<-done
 }
 
 // advance moves the demo's virtual time by the real time since last (times
