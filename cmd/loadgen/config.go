@@ -31,6 +31,10 @@ type config struct {
 	DrainWait time.Duration // longest wait for sessions to expire after the sockets close
 	JSON      bool
 	Quiet     bool
+	// CPUProfile is a file for the generator's own CPU profile, or "": it
+	// shares the machine with the server, so what it costs is the server's
+	// loss.
+	CPUProfile string
 }
 
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
@@ -53,6 +57,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	bare := fs.String("bare", "", "a bare hub (cmd/barehub) to open as many sockets to, for comparison; loopback only")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	cpuProfile := fs.String("cpuprofile", "", "write the generator's own CPU profile to this file")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -68,7 +73,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return config{}, err
 	}
 	cfg := config{URL: u, Sessions: *sessions, Rate: *rate, Duration: *duration, Demo: *demo,
-		Timeout: *timeout, Settle: *settle, DrainWait: *drain, JSON: *asJSON, Quiet: *quiet}
+		Timeout: *timeout, Settle: *settle, DrainWait: *drain, JSON: *asJSON, Quiet: *quiet, CPUProfile: *cpuProfile}
 	if cfg.Ramp, err = parseRamp(*ramp); err != nil {
 		return config{}, err
 	}
