@@ -239,6 +239,16 @@ func check(t *testing.T, d *Demo, i int) {
 			t.Fatalf("op %d: live line from the whole log %q, from the newest events %q", i, a, b)
 		}
 	}
+	// The writes lane and the live region read the log only when its mark
+	// or the epoch moved: what they kept is what the log says.
+	var kept, read [3]int64
+	write, writes, rec := d.shownEvents()
+	kept = [3]int64{write, int64(writes), rec}
+	write, writes, rec = shownEvents(w)
+	read = [3]int64{write, int64(writes), rec}
+	if kept != read {
+		t.Fatalf("op %d: shown events kept %v, read %v", i, kept, read)
+	}
 	// The cache lane walks the store and the cache side by side: it says
 	// what matching them by name says.
 	if a, b := demo.MustJSON(cacheProps(ui.En, w, d.Now())), demo.MustJSON(cachePropsByName(ui.En, w, d.Now())); a != b {
@@ -370,4 +380,27 @@ func cachePropsByName(l ui.Lang, w *engine.World, now time.Duration) CacheProps 
 	})
 	p.Entries = entries
 	return p
+}
+
+// TestShownEventsAfterReset: a reset starts a new log in the same world. It
+// logs one event more than the start did, as does turning the controller
+// off: the two logs have the same mark, and the demo's epoch tells them
+// apart.
+func TestShownEventsAfterReset(t *testing.T) {
+	d := NewDemo()
+	live := demo.Wrap(&Kind, d)
+	if err := live.Apply(demo.Decode(&Kind, []byte(`{"action":"controller","on":false}`))); err != nil {
+		t.Fatal(err)
+	}
+	d.shownEvents()
+	kept := d.shown.mark
+	d.Reset()
+	if d.World().LogMark() != kept {
+		t.Fatalf("the log's mark after the reset is %v, not %v: this test no longer holds what it says", d.World().LogMark(), kept)
+	}
+	write, writes, rec := d.shownEvents()
+	w2, n2, r2 := shownEvents(d.World())
+	if write != w2 || writes != n2 || rec != r2 {
+		t.Fatalf("after a reset, shown events kept (%d %d %d), read (%d %d %d)", write, writes, rec, w2, n2, r2)
+	}
 }

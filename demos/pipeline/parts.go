@@ -176,7 +176,7 @@ func (d *Demo) workersKey() uint64 {
 // writesKey names the writes the lane lists: within a world, the newest of
 // them and how many the log still holds.
 func (d *Demo) writesKey() uint64 {
-	newest, n, _ := shownEvents(d.World())
+	newest, n, _ := d.shownEvents()
 	if n == 0 {
 		return 0 // "no writes yet", in any world
 	}
@@ -200,7 +200,7 @@ func (d *Demo) logKey() uint64 { return demo.Mix(d.epoch.Key(), uint64(newestSeq
 
 // liveKey names the reconcile the live region says.
 func (d *Demo) liveKey() uint64 {
-	_, _, rec := shownEvents(d.World())
+	_, _, rec := d.shownEvents()
 	if rec == 0 {
 		return 0 // nothing to say, in any world
 	}
@@ -218,7 +218,30 @@ func newestSeq(w *engine.World) int64 {
 // shownEvents returns the number of the newest write the log holds and how
 // many of its writes the writes lane lists (at most writeLines), and the
 // number of its newest reconcile (0 for none): within a world, an event's
-// number names it for good.
+// number names it for good. It reads the log again only when an event was
+// logged since it last did: a lab that writes nothing would otherwise walk
+// the whole log for two keys of every frame.
+func (d *Demo) shownEvents() (write int64, writes int, reconcile int64) {
+	w, s := d.World(), &d.shown
+	if mark := w.LogMark(); s.w != w || s.epoch != d.epoch.Key() || s.mark != mark {
+		*s = shown{w: w, epoch: d.epoch.Key(), mark: mark}
+		s.write, s.writes, s.reconcile = shownEvents(w)
+	}
+	return s.write, s.writes, s.reconcile
+}
+
+// shown is what shownEvents read, and of which world, in which epoch (a
+// reset starts a new log in the same world) and at which mark.
+type shown struct {
+	w         *engine.World
+	epoch     uint64
+	mark      engine.LogMark
+	write     int64
+	writes    int
+	reconcile int64
+}
+
+// shownEvents reads the log as Demo.shownEvents says.
 func shownEvents(w *engine.World) (write int64, writes int, reconcile int64) {
 	for e := range w.NewestEvents() {
 		switch {

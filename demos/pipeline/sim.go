@@ -28,6 +28,8 @@ type Demo struct {
 	// marks is what the timeline's event marks have read of the engine's
 	// log (marks.go).
 	marks markLog
+	// shown is what the writes lane and the live region read of the log.
+	shown shown
 }
 
 // start is the starting state, built once and never changed afterwards:

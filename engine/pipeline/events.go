@@ -200,6 +200,17 @@ func (w *World) logEvent(e Event) {
 // Events returns the log, oldest first: at most EventLogSize events.
 func (w *World) Events() []Event { return w.log.list() }
 
+// LogMark names the log's contents: it changes whenever an event is logged
+// (even past MaxCounter, when the ring has moved on), so a reader of the
+// newest events may keep what it read while the mark stays.
+type LogMark struct {
+	seq      int64
+	start, n int
+}
+
+// LogMark returns the log's mark now.
+func (w *World) LogMark() LogMark { return LogMark{w.log.seq, w.log.start, len(w.log.ring)} }
+
 // NewestEvents yields the log's events newest first, without copying the
 // log: a page that shows its last lines reads only those.
 func (w *World) NewestEvents() iter.Seq[Event] {
