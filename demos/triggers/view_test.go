@@ -17,8 +17,9 @@ const ms = time.Millisecond
 
 // TestView checks the fragments, the section, the snapshot and the golden
 // renders of the chapter's stories: the fresh demo, a death lost in a blip,
-// a duplicated death, a restart under way (with a refusal shown), and swaps
-// and duplicates armed with events in flight.
+// a duplicated death, a restart under way (with a refusal shown), swaps
+// and duplicates armed with events in flight, and a pod starting on each
+// side (its countdown).
 func TestView(t *testing.T) {
 	demotest.Check(t, Kind, []demotest.State{
 		{Name: "fresh", Build: func() demo.Instance { return Kind.New(demo.Options{}) }},
@@ -53,6 +54,12 @@ func TestView(t *testing.T) {
 			d.Advance(100 * ms)
 			apply(t, d, demo.Command{Action: "duplicate-next"})
 			apply(t, d, demo.Command{Action: "pause", On: true})
+			return d
+		}},
+		{Name: "starting", Build: func() demo.Instance {
+			d := NewDemo()
+			apply(t, d, demo.Command{Action: "replicas-inc"})
+			d.Advance(900 * ms) // delivered at 400 ms: each side creates pod-4
 			return d
 		}},
 	})
