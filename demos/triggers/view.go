@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -145,9 +147,33 @@ func sideHead(l ui.Lang, s engine.Side) *SideProps {
 	return &SideProps{Side: name, ID: Prefix + "-" + name, Title: T(l, "tr."+name+".title"), Sub: T(l, "tr."+name+".sub")}
 }
 
+// sidePanel renders comp with side i's props, filled by fill as it renders,
+// from a pool: a frame renders up to six of a side's fragments, and each
+// made its own props.
+func (d *Demo) sidePanel(l ui.Lang, i int, comp func(ui.Lang, *SideProps) templ.Component,
+	fill func(d *Demo, l ui.Lang, v *engine.SideView, read time.Duration, sp *SideProps)) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		sp := sidePool.Get().(*SideProps)
+		v, read := d.side(i)
+		name := v.Side.String()
+		pods := sp.Pods[:0]
+		*sp = SideProps{Side: name, ID: Prefix + "-" + name, Title: T(l, "tr."+name+".title"), Sub: T(l, "tr."+name+".sub"), Pods: pods}
+		fill(d, l, v, read, sp)
+		err := comp(l, sp).Render(ctx, w)
+		clear(sp.Pods) // their countdowns
+		*sp = SideProps{Pods: sp.Pods[:0]}
+		sidePool.Put(sp)
+		return err
+	})
+}
+
+var sidePool = sync.Pool{New: func() any { return new(SideProps) }}
+
 func (d *Demo) diffFrag(l ui.Lang, i int) templ.Component {
-	v, _ := d.side(i)
-	sp := sideHead(l, v.Side)
+	return d.sidePanel(l, i, diffLine, (*Demo).fillDiff)
+}
+
+func (d *Demo) fillDiff(l ui.Lang, v *engine.SideView, _ time.Duration, sp *SideProps) {
 	sp.Known = -1
 	if v.Side == engine.Edge {
 		sp.Known = len(v.Known)
@@ -160,18 +186,18 @@ func (d *Demo) diffFrag(l ui.Lang, i int) templ.Component {
 		sp.Memory = T(l, "tr.memory.level")
 	}
 	sp.Diff = diffProps(l, v)
-	return diffLine(l, sp)
 }
 
 // observedFrag lays out a side's pods. The side was read at virtual time
 // read; a Pending pod's countdown ends when it starts, and says the time
 // left from now.
 func (d *Demo) observedFrag(l ui.Lang, i int) templ.Component {
-	v, read := d.side(i)
+	return d.sidePanel(l, i, observedPanel, (*Demo).fillObserved)
+}
+
+func (d *Demo) fillObserved(l ui.Lang, v *engine.SideView, read time.Duration, sp *SideProps) {
 	now := d.w.Now()
-	sp := sideHead(l, v.Side)
 	sp.Alive = v.Alive
-	sp.Pods = make([]PodProps, 0, len(v.Pods))
 	for _, pod := range v.Pods {
 		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
 		switch pod.Phase {
@@ -185,14 +211,14 @@ func (d *Demo) observedFrag(l ui.Lang, i int) templ.Component {
 		}
 		sp.Pods = append(sp.Pods, pp)
 	}
-	return observedPanel(l, sp)
 }
 
 func (d *Demo) streamFrag(l ui.Lang, i int) templ.Component {
-	v, _ := d.side(i)
-	sp := sideHead(l, v.Side)
+	return d.sidePanel(l, i, streamPanel, (*Demo).fillStream)
+}
+
+func (d *Demo) fillStream(_ ui.Lang, v *engine.SideView, _ time.Duration, sp *SideProps) {
 	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed, Events: v.Stream}
-	return streamPanel(l, sp)
 }
 
 // logFrag says side i's controller log, with the reset or restore note,
