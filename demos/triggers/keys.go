@@ -112,11 +112,19 @@ var readings = sync.Pool{New: func() any { return new(reading) }}
 
 // release lets go of the frame's reading of the world: nothing rendered
 // after it may read the props made from it (the snapshot, the last
-// fragment that reads the world, lets go).
+// fragment that reads the world, lets go). Once nothing is due (the world
+// is quiet, or the demo paused), it lets go of the streams' rows too: the
+// next frame may be hours away.
 func (d *Demo) release() {
 	if r := d.fr.read; r != nil {
 		d.fr.read = nil
 		readings.Put(r)
+	}
+	if d.kept != nil {
+		if _, due := d.NextDue(); !due {
+			streamRowsPool.Put(d.kept)
+			d.kept = nil
+		}
 	}
 }
 

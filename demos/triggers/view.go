@@ -72,7 +72,10 @@ type DiffProps struct {
 type StreamProps struct {
 	// Events are the side's, as the frame's reading holds them: each
 	// row's props are made as it is written (eventRows).
-	Events    []engine.StreamEvent
+	Events []engine.StreamEvent
+	// Rows are the rows the side's last frame wrote, which eventRows
+	// copies from; nil writes every row.
+	Rows      *sideRows
 	DupArmed  bool
 	SwapArmed bool
 }
@@ -218,7 +221,7 @@ func (d *Demo) streamFrag(l ui.Lang, i int) templ.Component {
 }
 
 func (d *Demo) fillStream(_ ui.Lang, v *engine.SideView, _ time.Duration, sp *SideProps) {
-	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed, Events: v.Stream}
+	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed, Events: v.Stream, Rows: d.rows(int(v.Side))}
 }
 
 // logFrag says side i's controller log, with the reset or restore note,
@@ -533,36 +536,139 @@ func podRows(l ui.Lang, id string, pods []PodProps) templ.Component {
 //
 //	<li class="tr-ev" data-testid="event" data-seq="…" data-kind="…" data-pod="…" data-fate="…" data-loss="…" data-delivered="…" data-inflight="…"><span class="tr-ev-mark" aria-hidden="true">…</span> <span class="tr-ev-text" aria-hidden="true">…</span> <span class="sr-only">…</span></li>
 //
-// A stream is rendered again with every frame of its side (four for each
-// action on either): templ boxed and escaped each of a row's seven
-// attributes, and the rows' props were a list made for the one render.
-func eventRows(l ui.Lang, events []engine.StreamEvent) templ.Component {
+// A stream is rendered again with every frame of its side (four or five
+// for each action on either), and from one frame to the next at most a
+// row or two of its twelve change: rows, when not nil, keeps the rows the
+// last frame wrote, and a row whose event, state and language are the same
+// is copied from it.
+func eventRows(l ui.Lang, events []engine.StreamEvent, rows *sideRows) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		h := ui.NewHTML(w)
-		for i := range events {
-			e := eventProps(l, events[i])
-			h.Raw(`<li class="tr-ev" data-testid="event" data-seq="`)
-			h.Int(e.Seq)
-			h.Raw(`" data-kind="`)
-			h.Text(e.Kind)
-			h.Raw(`" data-pod="`)
-			h.Text(e.Pod)
-			h.Raw(`" data-fate="`)
-			h.Text(e.Fate)
-			h.Raw(`" data-loss="`)
-			h.Text(e.Loss)
-			h.Raw(`" data-delivered="`)
-			h.Int(e.Delivered)
-			h.Raw(`" data-inflight="`)
-			h.Bool(e.Flying || e.Held)
-			h.Raw(`"><span class="tr-ev-mark" aria-hidden="true">`)
-			h.Text(e.Mark)
-			h.Raw(`</span> <span class="tr-ev-text" aria-hidden="true">`)
-			h.Text(e.Text)
-			h.Raw(`</span> <span class="sr-only">`)
-			h.Text(e.Label)
-			h.Raw(`</span></li>`)
+		if rows == nil {
+			h := ui.NewHTML(w)
+			for i := range events {
+				writeEvent(h, l, events[i])
+			}
+			return h.Err()
 		}
-		return h.Err()
+		_, err := w.Write(rows.write(l, events))
+		return err
 	})
+}
+
+// writeEvent writes one row of eventRows.
+func writeEvent(h *ui.HTML, l ui.Lang, ev engine.StreamEvent) {
+	e := eventProps(l, ev)
+	h.Raw(`<li class="tr-ev" data-testid="event" data-seq="`)
+	h.Int(e.Seq)
+	h.Raw(`" data-kind="`)
+	h.Text(e.Kind)
+	h.Raw(`" data-pod="`)
+	h.Text(e.Pod)
+	h.Raw(`" data-fate="`)
+	h.Text(e.Fate)
+	h.Raw(`" data-loss="`)
+	h.Text(e.Loss)
+	h.Raw(`" data-delivered="`)
+	h.Int(e.Delivered)
+	h.Raw(`" data-inflight="`)
+	h.Bool(e.Flying || e.Held)
+	h.Raw(`"><span class="tr-ev-mark" aria-hidden="true">`)
+	h.Text(e.Mark)
+	h.Raw(`</span> <span class="tr-ev-text" aria-hidden="true">`)
+	h.Text(e.Text)
+	h.Raw(`</span> <span class="sr-only">`)
+	h.Text(e.Label)
+	h.Raw(`</span></li>`)
+}
+
+// streamRows are both streams' rows as the last frame wrote them. A
+// session holds them while its world moves and lets them go once nothing
+// is due (Demo.release): an idle session keeps none.
+type streamRows struct{ side [2]sideRows }
+
+// sideRows are one stream's rows: the last frame's, and the arrays of the
+// one before, which the next frame writes into.
+type sideRows struct {
+	rows, spare     []rowWritten
+	html, spareHTML []byte
+	out             appender
+}
+
+// rowWritten is a row of html, and everything it was written from.
+type rowWritten struct {
+	key        rowKey
+	start, end int
+}
+
+// rowKey is everything a row is written from (writeEvent): the event, the
+// two states the row shows, and the language.
+type rowKey struct {
+	ev           engine.Event
+	flying, held bool
+	lang         ui.Lang
+}
+
+// write returns the rows of events, copying each one the last frame wrote
+// from the same key.
+func (c *sideRows) write(l ui.Lang, events []engine.StreamEvent) []byte {
+	rows, html := c.spare[:0], c.spareHTML[:0]
+	next := 0 // where the last frame's rows are looked up from: they keep their order
+	for i := range events {
+		e := &events[i]
+		k := rowKey{ev: e.Event, flying: e.InFlight > 0, held: e.Held, lang: l}
+		start := len(html)
+		if old, j, ok := c.find(k, next); ok {
+			next = j + 1
+			html = append(html, c.html[old.start:old.end]...)
+		} else {
+			c.out.b = html
+			h := ui.NewHTML(&c.out)
+			writeEvent(h, l, *e)
+			html = c.out.b
+			c.out.b = nil
+		}
+		rows = append(rows, rowWritten{key: k, start: start, end: len(html)})
+	}
+	c.spare, c.spareHTML = c.rows, c.html
+	c.rows, c.html = rows, html
+	return html
+}
+
+// find returns the row the last frame wrote from k and its index, looking
+// from index from on, then before it.
+func (c *sideRows) find(k rowKey, from int) (rowWritten, int, bool) {
+	for j := range c.rows {
+		if j += from; j >= len(c.rows) {
+			j -= len(c.rows)
+		}
+		if c.rows[j].key == k {
+			return c.rows[j], j, true
+		}
+	}
+	return rowWritten{}, 0, false
+}
+
+// appender is an io.Writer that appends to b.
+type appender struct{ b []byte }
+
+func (a *appender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+func (a *appender) WriteString(s string) (int, error) {
+	a.b = append(a.b, s...)
+	return len(s), nil
+}
+
+// streamRowsPool are the rows idle sessions let go.
+var streamRowsPool = sync.Pool{New: func() any { return new(streamRows) }}
+
+// rows returns side i's kept rows, taking a set from the pool if the demo
+// let go of its own.
+func (d *Demo) rows(i int) *sideRows {
+	if d.kept == nil {
+		d.kept = streamRowsPool.Get().(*streamRows)
+	}
+	return &d.kept.side[i]
 }

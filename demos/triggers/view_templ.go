@@ -977,7 +977,7 @@ func streamPanel(l ui.Lang, s *SideProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = eventRows(l, s.Stream.Events).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = eventRows(l, s.Stream.Events, s.Stream.Rows).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
