@@ -243,15 +243,15 @@ type shown struct {
 
 // shownEvents reads the log as Demo.shownEvents says.
 func shownEvents(w *engine.World) (write int64, writes int, reconcile int64) {
-	for e := range w.NewestEvents() {
+	for seq, kind := range w.NewestKinds() {
 		switch {
-		case e.Kind == engine.EventWrite && writes < writeLines:
+		case kind == engine.EventWrite && writes < writeLines:
 			if writes == 0 {
-				write = e.Seq
+				write = seq
 			}
 			writes++
-		case e.Kind == engine.EventReconcile && reconcile == 0:
-			reconcile = e.Seq
+		case kind == engine.EventReconcile && reconcile == 0:
+			reconcile = seq
 		}
 		if writes == writeLines && reconcile != 0 {
 			break

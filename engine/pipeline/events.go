@@ -200,6 +200,27 @@ func (w *World) logEvent(e Event) {
 // Events returns the log, oldest first: at most EventLogSize events.
 func (w *World) Events() []Event { return w.log.list() }
 
+// NewestKinds yields the log's events newest first as their numbers and
+// kinds only, unpacking nothing else: for a reader that looks for the
+// newest events of a kind.
+func (w *World) NewestKinds() iter.Seq2[int64, string] {
+	return func(yield func(int64, string) bool) {
+		l := &w.log
+		for i := len(l.ring) - 1; i >= 0; i-- {
+			r := &l.ring[(l.start+i)%len(l.ring)]
+			seq, kind := r.seq, ""
+			if r.full != nil {
+				seq, kind = r.full.Seq, r.full.Kind
+			} else {
+				kind = vocabulary[r.words[0]]
+			}
+			if !yield(seq, kind) {
+				return
+			}
+		}
+	}
+}
+
 // LogMark names the log's contents: it changes whenever an event is logged
 // (even past MaxCounter, when the ring has moved on), so a reader of the
 // newest events may keep what it read while the mark stays.

@@ -56,7 +56,7 @@ func TestTheLogIsSmall(t *testing.T) {
 }
 
 // NewestEvents yields what Events returns, newest first, and stops when
-// told to.
+// told to; NewestKinds their numbers and kinds.
 func TestNewestEvents(t *testing.T) {
 	for name, w := range scenes(t) {
 		all := w.Events()
@@ -80,6 +80,17 @@ func TestNewestEvents(t *testing.T) {
 		}
 		if n != min(3, len(all)) {
 			t.Fatalf("%s: stopped after %d", name, n)
+		}
+		// NewestKinds yields the same events' numbers and kinds.
+		i := 0
+		for seq, kind := range w.NewestKinds() {
+			if e := newest[i]; seq != e.Seq || kind != e.Kind {
+				t.Fatalf("%s: newest kind %d is %d %q, want %d %q", name, i, seq, kind, e.Seq, e.Kind)
+			}
+			i++
+		}
+		if i != len(all) {
+			t.Fatalf("%s: %d kinds, %d events", name, i, len(all))
 		}
 	}
 }
