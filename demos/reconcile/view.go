@@ -254,3 +254,15 @@ func (d *Demo) chart(l ui.Lang, points *[]byte) ui.ChartProps {
 
 // stepPool holds the arrays of the chart's steps between frames.
 var stepPool = sync.Pool{New: func() any { return new([]ui.Step) }}
+
+// podRows writes the observed pods (ui.WritePod).
+func podRows(l ui.Lang, pods []PodProps) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := ui.NewHTML(w)
+		for _, pod := range pods {
+			ui.WritePod(h, &ui.PodRow{Name: pod.Name, Phase: pod.Phase, PhaseText: T(l, "phase."+pod.Phase), ETA: pod.ETA,
+				IDPrefix: "rc", KillLabel: F(l, "rc.kill.label", pod.Name), Kill: T(l, "rc.kill")})
+		}
+		return h.Err()
+	})
+}

@@ -479,53 +479,13 @@ func diffIcon(state string) string {
 	return "≠"
 }
 
-// podRows writes a side's pods by hand, one row each, as templ wrote them
-// (the goldens hold every phase and the countdown): a frame writes them
-// whenever a pod changes on that side, and templ's attributes, its class
-// and its countdown component made a fifth of a triggers frame's garbage.
+// podRows writes a side's pods (ui.WritePod).
 func podRows(l ui.Lang, id string, pods []PodProps) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		h := ui.NewHTML(w)
 		for _, pod := range pods {
-			h.Raw(`<li class="pod pod-`)
-			h.Text(ui.Lower(pod.Phase))
-			h.Raw(`" data-testid="pod" data-name="`)
-			h.Text(pod.Name)
-			h.Raw(`" data-phase="`)
-			h.Text(pod.Phase)
-			h.Raw(`"><span class="pod-icon" aria-hidden="true">`)
-			h.Text(ui.PhaseIcon(pod.Phase))
-			h.Raw(`</span> <span class="pod-name">`)
-			h.Text(pod.Name)
-			h.Raw(`</span> <span class="pod-phase">`)
-			h.Text(pod.Phase)
-			h.Raw(`</span> `)
-			if e := pod.ETA; e != nil {
-				h.Raw(`<span class="pod-eta" data-eta="`)
-				h.Int64(e.At)
-				h.Raw(`" data-eta-format="`)
-				h.Text(e.Format)
-				h.Raw(`">`)
-				h.Text(e.Text)
-				h.Raw(`</span>`)
-			}
-			h.Raw(`<button type="button" id="`)
-			h.Text(id)
-			h.Raw(`-kill-`)
-			h.Text(pod.Name)
-			h.Raw(`" class="btn btn-kill" data-testid="kill" data-pod="`)
-			h.Text(pod.Name)
-			h.Raw(`" aria-label="`)
-			h.Text(F(l, "tr.kill.label", pod.Name))
-			h.Raw(`"`)
-			if pod.Phase == "Failed" {
-				h.Raw(` disabled`)
-			}
-			h.Raw(` ws-send hx-vals="`)
-			h.Text(ui.Vals("action", "kill", "pod", pod.Name))
-			h.Raw(`">`)
-			h.Text(T(l, "tr.kill"))
-			h.Raw(`</button></li>`)
+			ui.WritePod(h, &ui.PodRow{Name: pod.Name, Phase: pod.Phase, PhaseText: pod.Phase, ETA: pod.ETA,
+				IDPrefix: id, KillLabel: F(l, "tr.kill.label", pod.Name), Kill: T(l, "tr.kill")})
 		}
 		return h.Err()
 	})
