@@ -147,9 +147,8 @@
     focusId = a && a.id && a !== document.body ? a.id : null;
   });
   // A frame is swapped here rather than by htmx's out-of-band swap: each
-  // fragment replaces the element of its id, and htmx processes the new
-  // element (its ws-send buttons), then htmx:wsAfterMessage fires as the
-  // extension would fire it. htmx's swap clones every fragment, fires two
+  // fragment replaces the element of its id, then htmx:wsAfterMessage fires
+  // as the extension would fire it. htmx's swap clones every fragment, fires two
   // cleanup events for every element it removes and settles the attributes
   // of every element with an id: most of a click's time in the page
   // (make bench-page). Registered after the handler above, which keeps
@@ -182,10 +181,23 @@
       });
       old.replaceWith(frag);
       var a = frag.querySelector('.tl-share'); if (a) fillShare(a);
-      if (frag.hasAttribute('ws-send') || frag.querySelector('[ws-send]')) htmx.process(frag);
     });
     htmx.trigger(root, 'htmx:wsAfterMessage', { message: e.detail.message, socketWrapper: e.detail.socketWrapper });
   });
+
+  // A swapped-in fragment's ws-send controls are handed to htmx the first
+  // time they are used, not with every frame: htmx.process took about 0.8
+  // ms of each frame that redrew buttons (make bench-page), and a frame
+  // redraws many that nobody presses before the next. The capture phase
+  // runs before the control's own listeners, and a listener htmx adds here
+  // is one the event still reaches. htmx processes an element once; the
+  // page's first load processes all of them.
+  function wsReady(e) {
+    var el = e.target.closest && e.target.closest('[ws-send]');
+    if (el && !el.wsReady) { el.wsReady = true; htmx.process(el); }
+  }
+  document.addEventListener('click', wsReady, true);
+  document.addEventListener('change', wsReady, true);
 
   var snapTimer = {};
   // Idle, but never later than 500 ms: a page that is never idle (a busy
