@@ -190,11 +190,11 @@
   // ms of each frame that redrew buttons (make bench-page), and a frame
   // redraws many that nobody presses before the next. The capture phase
   // runs before the control's own listeners, and a listener htmx adds here
-  // is one the event still reaches. htmx processes an element once; the
-  // page's first load processes all of them.
+  // is one the event still reaches. htmx initializes an element once (it
+  // keeps a hash of its attributes): the page's first load did all of them.
   function wsReady(e) {
     var el = e.target.closest && e.target.closest('[ws-send]');
-    if (el && !el.wsReady) { el.wsReady = true; htmx.process(el); }
+    if (el) htmx.process(el);
   }
   document.addEventListener('click', wsReady, true);
   document.addEventListener('change', wsReady, true);
