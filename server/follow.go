@@ -52,7 +52,7 @@ func (s *Server) serveFollower(w http.ResponseWriter, r *http.Request) {
 	if uerr != nil {
 		return
 	}
-	c := sockets.New(ws, pageOrigin(r), s.socketStats())
+	c := sockets.New(ws, pageOrigin(r), s.socketOptions())
 	kindName := ""
 	if kind != nil {
 		kindName = kind.Name

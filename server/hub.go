@@ -166,28 +166,37 @@ func (h *hub) sessionsOf(ctx context.Context, addr string) int {
 // deeper than the 4 KB stack it starts with, and a goroutine's stack stays
 // as large as it ever grew until a garbage collection, which idle sessions
 // do not bring about: run there, it made each idle session 4 KB larger.
-//
-// The goroutine that ran a wake waits wakerIdle for the next one (of any
-// session) before it ends, keeping the stack it grew: a goroutine started
-// for each wake grew its stack anew every time, which cost about 3% of the
-// server's CPU under load (copystack). A quiet server keeps none.
 func (h *hub) aside(f func()) {
 	done := make(chan struct{})
-	select {
-	case h.wakes <- wake{f, done}: // a waiting goroutine takes it
-	default:
-		go h.waker(wake{f, done})
-	}
+	h.hand(wake{f, done})
 	<-done
+}
+
+// spawn runs f on a goroutine other than the caller's and returns at once:
+// a socket's writer (sockets.Options.Go).
+func (h *hub) spawn(f func()) { h.hand(wake{f: f}) }
+
+// hand gives w to a goroutine that waits for one, or starts one. The
+// goroutine that ran a wake waits wakerIdle for the next one (of any
+// session or socket) before it ends, keeping the stack it grew: a goroutine
+// started for each wake grew its stack anew every time, which cost about 3%
+// of the server's CPU under load (copystack), and one started for each
+// frame's write another 3% (newproc, goexit). A quiet server keeps none.
+func (h *hub) hand(w wake) {
+	select {
+	case h.wakes <- w: // a waiting goroutine takes it
+	default:
+		go h.waker(w)
+	}
 }
 
 // wakerIdle is how long a wake goroutine waits for the next wake.
 const wakerIdle = time.Second
 
-// wake is one call of aside.
+// wake is one call of aside or spawn.
 type wake struct {
 	f    func()
-	done chan struct{}
+	done chan struct{} // closed once f returned; nil: nobody waits
 }
 
 // waker runs w, then the wakes sent to h.wakes, until none came for
@@ -197,7 +206,9 @@ func (h *hub) waker(w wake) {
 	defer idle.Stop()
 	for {
 		w.f()
-		close(w.done)
+		if w.done != nil {
+			close(w.done)
+		}
 		idle.Reset(wakerIdle)
 		select {
 		case w = <-h.wakes:

@@ -88,7 +88,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		sockets.Refuse(ws, code, reason)
 		return
 	}
-	c := sockets.New(ws, pageOrigin(r), s.socketStats())
+	c := sockets.New(ws, pageOrigin(r), s.socketOptions())
 	select {
 	case sess.attach <- c:
 	case <-sess.done:
@@ -170,7 +170,8 @@ func (s *Server) readPump(c *sockets.Conn, decode func([]byte) demo.Command, del
 	}
 }
 
-// socketStats are what the server's sockets count.
-func (s *Server) socketStats() sockets.Stats {
-	return sockets.Stats{Sent: s.metrics.framesSent, Coalesced: s.metrics.framesCoalesced}
+// socketOptions are what the server's sockets count, and the goroutines
+// that write to them: the ones that run sessions' wakes (hub.spawn).
+func (s *Server) socketOptions() sockets.Options {
+	return sockets.Options{Sent: s.metrics.framesSent, Coalesced: s.metrics.framesCoalesced, Go: s.hub.spawn}
 }

@@ -46,10 +46,15 @@ var (
 	ErrBinary = errors.New("binary message")
 )
 
-// Stats are what a connection counts. Nil fields count nothing.
-type Stats struct {
+// Options are what a connection counts (nil counters count nothing) and
+// how it starts its writer.
+type Options struct {
 	Sent      Counter // frames written
 	Coalesced Counter // frames merged into an unsent one
+	// Go runs f on a goroutine of its own and returns at once: the
+	// server's hands the writer to a goroutine that wrote before and kept
+	// its stack. Nil starts a new goroutine.
+	Go func(f func())
 }
 
 // Conn is one browser socket: exactly one reader (Read, for as long as the
@@ -64,6 +69,7 @@ type Conn struct {
 	origin  string          // the page's origin, as its socket's handshake said
 	box     Mailbox
 	sent    Counter
+	start   func(func())  // Options.Go
 	closed  chan struct{} // closed once, by CloseWith: the connection is ending
 	once    sync.Once
 	pinger  *time.Timer
@@ -83,9 +89,9 @@ type Conn struct {
 }
 
 // New wraps an upgraded socket whose page came from origin.
-func New(ws *websocket.Conn, origin string, st Stats) *Conn {
-	c := &Conn{ws: ws, origin: origin, sent: st.Sent, closed: make(chan struct{})}
-	c.box.coalesced = st.Coalesced
+func New(ws *websocket.Conn, origin string, o Options) *Conn {
+	c := &Conn{ws: ws, origin: origin, sent: o.Sent, start: o.Go, closed: make(chan struct{})}
+	c.box.coalesced = o.Coalesced
 	c.box.wake = c.kick
 	c.pinger = time.AfterFunc(PingPeriod, c.pingNow)
 	return c
@@ -162,7 +168,11 @@ func (c *Conn) kick() {
 	}
 	c.writing = true
 	c.mu.Unlock()
-	go c.write()
+	if c.start != nil {
+		c.start(c.write)
+	} else {
+		go c.write()
+	}
 }
 
 // pingNow asks the writer for a ping, and arms the next one.
