@@ -811,3 +811,103 @@ func other(v, a, b string) string {
 	}
 	return a
 }
+
+// settingsPanel owns pp-settings: the dependency and the controller's code
+// and options, each one button that flips its value. It is written by
+// hand, as templ wrote it (testdata/settings.golden and the demos' goldens
+// hold it): every change of a setting writes it, and templ escaped and
+// boxed its 35 attributes anew each time.
+func settingsPanel(p *Props) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := ui.NewHTML(w)
+		l, s := p.Lang, &p.Settings
+		h.Raw(`<section id="pp-settings" class="pp-settings" aria-labelledby="pp-settings-title"><h3 id="pp-settings-title" class="sr-only">`)
+		h.Text(T(l, "pp.settings"))
+		h.Raw(`</h3>`)
+		dep := present(s.Dependency)
+		writeSwitch(h, p, "pp-dependency", "dependency-toggle", dep, s.Dependency, vals("action", "dependency", "present", !s.Dependency))
+		h.Text(T(l, "pp.set.dependency"))
+		writeSwitchState(h, T(l, "pp.v.dependency."+dep))
+		h.Raw(` `)
+		writeSwitch(h, p, "pp-predicate", "predicate-toggle", ui.BoolStr(s.Predicate), s.Predicate, vals("action", "predicate", "on", !s.Predicate))
+		h.Raw(`GenerationChanged<wbr>Predicate`)
+		writeSwitchState(h, onOff(l, s.Predicate))
+		h.Raw(` `)
+		writeSwitch(h, p, "pp-secret-watch", "secret-watch", ui.BoolStr(s.SecretWatch), s.SecretWatch, vals("action", "secret-watch", "on", !s.SecretWatch))
+		h.Text(T(l, "pp.set.secretwatch"))
+		writeSwitchState(h, onOff(l, s.SecretWatch))
+		notReady := cycle(s.NotReady, notReadyValues)
+		writeFlip(h, p, "pp-not-ready", "not-ready-as", "pp.set.notready", s.NotReady, notReady, "pp.v.notReady.", vals("action", "not-ready", "value", notReady))
+		status := other(s.StatusWrite, "always", "on-change")
+		writeFlip(h, p, "pp-status-write", "status-write", "pp.set.statuswrite", s.StatusWrite, status, "pp.v.statusWrite.", vals("action", "status-write", "value", status))
+		writeFlip(h, p, "pp-workers-flip", "workers", "pp.set.workers", ui.Itoa(s.Workers), ui.Itoa(3-s.Workers), "pp.v.workers.", vals("action", "workers", "n", 3-s.Workers))
+		queue := other(s.QueueKind, "priority", "classic")
+		writeFlip(h, p, "pp-queue-kind", "queue-kind", "pp.set.queuekind", s.QueueKind, queue, "pp.v.queueKind.", vals("action", "queue-kind", "value", queue))
+		h.Raw(`<p class="pp-note">`)
+		h.Text(T(l, "pp.settings.note"))
+		h.Raw(`</p>`)
+		switch {
+		case !s.Dependency && s.SecretWatch:
+			h.Raw(`<p class="pp-note pp-note-warn">`)
+			h.Text(T(l, "pp.settings.watched"))
+			h.Raw(`</p>`)
+		case !s.Dependency:
+			h.Raw(`<p class="pp-note pp-note-warn">`)
+			h.Text(T(l, "pp.settings.nowatch"))
+			h.Raw(`</p>`)
+		}
+		h.Raw(`</section>`)
+		return h.Err()
+	})
+}
+
+// writeSwitch opens a switch of the settings panel, up to its label, which
+// the caller writes, then writeSwitchState.
+func writeSwitch(h *ui.HTML, p *Props, id, testid, value string, pressed bool, hxVals string) {
+	h.Raw(`<button type="button" id="`)
+	h.Raw(id)
+	h.Raw(`" class="switch" data-testid="`)
+	h.Raw(testid)
+	h.Raw(`" data-value="`)
+	h.Text(value)
+	h.Raw(`" aria-pressed="`)
+	h.Bool(pressed)
+	h.Raw(`"`)
+	if p.ReadOnly {
+		h.Raw(` disabled`)
+	}
+	h.Raw(` ws-send hx-vals="`)
+	h.Text(hxVals)
+	h.Raw(`"><span class="switch-track" aria-hidden="true"><span class="switch-thumb"></span></span> <span class="switch-label">`)
+}
+
+// writeSwitchState closes a switch's label with its state.
+func writeSwitchState(h *ui.HTML, state string) {
+	h.Raw(`</span> <span class="switch-state">`)
+	h.Text(state)
+	h.Raw(`</span></button>`)
+}
+
+// writeFlip writes a setting with two values: one button that shows the
+// value in place and flips it.
+func writeFlip(h *ui.HTML, p *Props, id, testid, label, value, next, valueKey, hxVals string) {
+	h.Raw(`<button type="button" id="`)
+	h.Raw(id)
+	h.Raw(`" class="btn pp-flip" data-testid="`)
+	h.Raw(testid)
+	h.Raw(`" data-value="`)
+	h.Text(value)
+	h.Raw(`"`)
+	if p.ReadOnly {
+		h.Raw(` disabled`)
+	}
+	h.Raw(` ws-send hx-vals="`)
+	h.Text(hxVals)
+	h.Raw(`"><span class="pp-flip-label">`)
+	h.Text(T(p.Lang, label))
+	h.Raw(`</span> <strong class="pp-flip-now">`)
+	h.Text(T(p.Lang, valueKey+value))
+	h.Raw(`</strong> <span class="pp-flip-next"><span aria-hidden="true">⇄</span> `)
+	h.Text(T(p.Lang, valueKey+next))
+	h.Raw(`</span></button>`)
+}
