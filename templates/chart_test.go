@@ -4,13 +4,14 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/internal/golden"
 )
 
 // TestLineChartDrawsSteps: a series is a step line with a corner only where
@@ -167,18 +168,7 @@ func TestChartWritesItsGolden(t *testing.T) {
 		}
 		got.WriteString("\n")
 	}
-	want, err := os.ReadFile("testdata/chart.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != string(want) {
-		g, w := got.String(), string(want)
-		i := 0
-		for i < len(g) && i < len(w) && g[i] == w[i] {
-			i++
-		}
-		t.Fatalf("chart differs from testdata/chart.golden at byte %d:\n got …%s\nwant …%s", i, g[max(0, i-40):min(len(g), i+60)], w[max(0, i-40):min(len(w), i+60)])
-	}
+	golden.Check(t, "testdata/chart.golden", got.String())
 }
 
 // twoSeries are two series of three seconds: 1, 1, 3 and 0, 2, 2.

@@ -2,9 +2,10 @@ package templates
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/reconcile-demo/reconcile-demo/internal/golden"
 )
 
 // timelineCases are the timeline as each kind of page sees it: a fresh
@@ -41,20 +42,5 @@ func TestTimelineWritesItsGolden(t *testing.T) {
 		}
 		got.WriteString("\n")
 	}
-	if os.Getenv("UPDATE_TIMELINE_GOLDEN") != "" {
-		if err := os.WriteFile("testdata/timeline.golden", []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile("testdata/timeline.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, w := got.String(), string(want); g != w {
-		i := 0
-		for i < len(g) && i < len(w) && g[i] == w[i] {
-			i++
-		}
-		t.Fatalf("timeline differs from testdata/timeline.golden at byte %d:\n got …%s\nwant …%s", i, g[max(0, i-60):min(len(g), i+80)], w[max(0, i-60):min(len(w), i+80)])
-	}
+	golden.Check(t, "testdata/timeline.golden", got.String())
 }

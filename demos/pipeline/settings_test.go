@@ -2,10 +2,10 @@ package pipeline
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/reconcile-demo/reconcile-demo/internal/golden"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -25,20 +25,5 @@ func TestSettingsPanelWritesItsGolden(t *testing.T) {
 		}
 		got.WriteString("\n")
 	}
-	if os.Getenv("UPDATE_SETTINGS_GOLDEN") != "" {
-		if err := os.WriteFile("testdata/settings.golden", []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile("testdata/settings.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, w := got.String(), string(want); g != w {
-		i := 0
-		for i < len(g) && i < len(w) && g[i] == w[i] {
-			i++
-		}
-		t.Fatalf("settings differ from testdata/settings.golden at byte %d:\n got …%s\nwant …%s", i, g[max(0, i-60):min(len(g), i+80)], w[max(0, i-60):min(len(w), i+80)])
-	}
+	golden.Check(t, "testdata/settings.golden", got.String())
 }
