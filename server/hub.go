@@ -35,6 +35,11 @@ type hub struct {
 	wg       sync.WaitGroup // one per session goroutine
 
 	wakes chan wake // taken by the goroutines waiting for a session's wake (aside)
+	// wakerIdle is how long a wake goroutine waits for the next wake
+	// (defaultWakerIdle; tests that count stacks shorten it), and wakers
+	// counts those alive.
+	wakerIdle time.Duration
+	wakers    atomic.Int32
 }
 
 type joinReq struct {
@@ -57,7 +62,7 @@ type joinReply struct {
 
 func newHub(m *metrics) *hub {
 	return &hub{joins: make(chan joinReq), counts: make(chan countReq), removes: make(chan *session, 64),
-		stopped: make(chan struct{}), wakes: make(chan wake), m: m, sessions: map[string]*session{}, perAddr: map[string]int{}}
+		stopped: make(chan struct{}), wakes: make(chan wake), wakerIdle: defaultWakerIdle, m: m, sessions: map[string]*session{}, perAddr: map[string]int{}}
 }
 
 // run serves requests until ctx ends, then waits for every session to end.
@@ -177,7 +182,7 @@ func (h *hub) aside(f func()) {
 func (h *hub) spawn(f func()) { h.hand(wake{f: f}) }
 
 // hand gives w to a goroutine that waits for one, or starts one. The
-// goroutine that ran a wake waits wakerIdle for the next one (of any
+// goroutine that ran a wake waits wakerIdle (a second) for the next one (of any
 // session or socket) before it ends, keeping the stack it grew: a goroutine
 // started for each wake grew its stack anew every time, which cost about 3%
 // of the server's CPU under load (copystack), and one started for each
@@ -186,12 +191,13 @@ func (h *hub) hand(w wake) {
 	select {
 	case h.wakes <- w: // a waiting goroutine takes it
 	default:
+		h.wakers.Add(1)
 		go h.waker(w)
 	}
 }
 
-// wakerIdle is how long a wake goroutine waits for the next wake.
-const wakerIdle = time.Second
+// defaultWakerIdle is how long a wake goroutine waits for the next wake.
+const defaultWakerIdle = time.Second
 
 // wake is one call of aside or spawn.
 type wake struct {
@@ -202,14 +208,15 @@ type wake struct {
 // waker runs w, then the wakes sent to h.wakes, until none came for
 // wakerIdle or the hub stopped.
 func (h *hub) waker(w wake) {
-	idle := time.NewTimer(wakerIdle)
+	defer h.wakers.Add(-1)
+	idle := time.NewTimer(h.wakerIdle)
 	defer idle.Stop()
 	for {
 		w.f()
 		if w.done != nil {
 			close(w.done)
 		}
-		idle.Reset(wakerIdle)
+		idle.Reset(h.wakerIdle)
 		select {
 		case w = <-h.wakes:
 		case <-idle.C:
