@@ -200,15 +200,18 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 		c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
 		c.Table.Head = append(c.Table.Head, s.Label)
 	}
-	c.Table.Rows = lineRows(series)
+	c.Table.Rows, b = lineRows(series, b)
 	return c
 }
 
 // lineRows returns the newest tableRows moments at which a series changed,
 // with every series' value then. Steps are in time order, so the newest
-// moments are among the last tableRows moments of each series.
-func lineRows(series []Series) [][]string {
-	var times []time.Duration
+// moments are among the last tableRows moments of each series. The cells'
+// text is appended to b (as LineChart's points are: the strings are parts
+// of it), and the rows share one array of cells.
+func lineRows(series []Series, b []byte) ([][]string, []byte) {
+	var timesBuf [4 * tableRows]time.Duration
+	times := timesBuf[:0]
 	for _, s := range series {
 		distinct := 0
 		for i := len(s.Steps) - 1; i >= 0 && distinct < tableRows; i-- {
@@ -222,9 +225,15 @@ func lineRows(series []Series) [][]string {
 	times = slices.Compact(times)
 	times = times[max(0, len(times)-tableRows):]
 	rows := make([][]string, 0, len(times))
+	cells := make([]string, 0, len(times)*(1+len(series)))
+	cell := func(start int) {
+		cells = append(cells, unsafe.String(unsafe.SliceData(b[start:]), len(b)-start))
+	}
 	for _, at := range times {
-		row := make([]string, 0, 1+len(series))
-		row = append(row, ClockText(at))
+		first := len(cells)
+		start := len(b)
+		b = appendClock(b, at)
+		cell(start)
 		for _, s := range series {
 			// The value at is the last step at or before it.
 			i, found := slices.BinarySearchFunc(s.Steps, at, func(st Step, at time.Duration) int { return cmp.Compare(st.At, at) })
@@ -235,15 +244,15 @@ func lineRows(series []Series) [][]string {
 				}
 				i++
 			}
-			v := ""
+			start := len(b)
 			if i > 0 {
-				v = strconv.Itoa(s.Steps[i-1].V)
+				b = strconv.AppendInt(b, int64(s.Steps[i-1].V), 10)
 			}
-			row = append(row, v)
+			cell(start)
 		}
-		rows = append(rows, row)
+		rows = append(rows, cells[first:len(cells):len(cells)])
 	}
-	return rows
+	return rows, b
 }
 
 // BandChart draws spans as coloured bands over the window ending at the
@@ -285,16 +294,17 @@ func (c ChartProps) viewBox() string {
 
 // ClockText formats virtual time as mm:ss.s. Every log line has one, so it
 // is written without fmt.
-func ClockText(d time.Duration) string {
+func ClockText(d time.Duration) string { return string(appendClock(make([]byte, 0, 8), d)) }
+
+// appendClock appends ClockText(d) to b.
+func appendClock(b []byte, d time.Duration) []byte {
 	ds := max(int64(d.Round(decisecond)/decisecond), 0)
 	m, s := ds/600, ds%600
-	b := make([]byte, 0, 8)
 	if m < 10 {
 		b = append(b, '0')
 	}
 	b = strconv.AppendInt(b, m, 10)
-	b = append(b, ':', byte('0'+s/100), byte('0'+s/10%10), '.', byte('0'+s%10))
-	return string(b)
+	return append(b, ':', byte('0'+s/100), byte('0'+s/10%10), '.', byte('0'+s%10))
 }
 
 // num formats a coordinate with at most one decimal, and none when it is
