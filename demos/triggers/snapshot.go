@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
 )
@@ -78,33 +79,18 @@ func appendEvent(b []byte, e engine.EventState) []byte {
 	b = append(b, '[')
 	b = strconv.AppendInt(b, int64(e.Seq), 10)
 	for _, s := range [...]string{e.Kind, e.Pod} {
-		b = appendString(append(b, ','), s)
+		b = demo.AppendJSONString(append(b, ','), s)
 	}
 	for _, n := range [...]int{e.Old, e.New} {
 		b = strconv.AppendInt(append(b, ','), int64(n), 10)
 	}
 	for _, s := range [...]string{e.Fate, e.Loss} {
-		b = appendString(append(b, ','), s)
+		b = demo.AppendJSONString(append(b, ','), s)
 	}
 	b = strconv.AppendInt(append(b, ','), e.EmittedAt, 10)
 	b = strconv.AppendInt(append(b, ','), int64(e.Delivered), 10)
 	b = strconv.AppendInt(append(b, ','), e.DeliveredAt, 10)
 	return append(b, ']')
-}
-
-// appendString appends s as a JSON string, as encoding/json writes it.
-// The names a snapshot holds (kinds, pods, fates) need no escaping: they
-// are written as they are, and anything else as json.Marshal writes it.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // UnmarshalJSON reads an event's array: exactly its ten values, each of its
@@ -237,13 +223,7 @@ var writtenPool = sync.Pool{New: func() any { return new(written) }}
 // through the structs by reflection, with an allocation for each event.
 // TestSnapshotWrittenAsMarshalled holds the two equal, world after world.
 func appendSnapshot(b []byte, env sim.Envelope, s *engine.Snapshot) []byte {
-	b = strconv.AppendInt(append(b, `{"v":`...), int64(env.V), 10)
-	if env.Kind != "" {
-		b = appendString(append(b, `,"kind":`...), env.Kind)
-	}
-	b = strconv.AppendInt(append(b, `,"now":`...), env.Now, 10)
-	b = strconv.AppendBool(append(b, `,"paused":`...), env.Paused)
-	b = appendString(append(b, `,"speed":`...), env.Speed)
+	b = demo.AppendEnvelope(b, env)
 	b = strconv.AppendInt(append(b, `,"world":{"v":`...), int64(s.V), 10)
 	b = strconv.AppendInt(append(b, `,"now":`...), s.Now, 10)
 	b = strconv.AppendInt(append(b, `,"desired":`...), int64(s.Desired), 10)
@@ -264,12 +244,12 @@ func appendSnapshot(b []byte, env sim.Envelope, s *engine.Snapshot) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, n)
+			b = demo.AppendJSONString(b, n)
 		}
 		b = append(b, ']')
 	}
 	if s.Lesson != nil {
-		b = appendString(append(b, `,"lesson":{"reason":`...), s.Lesson.Reason)
+		b = demo.AppendJSONString(append(b, `,"lesson":{"reason":`...), s.Lesson.Reason)
 		b = strconv.AppendInt(append(b, `,"at":`...), s.Lesson.At, 10)
 		b = append(b, '}')
 	}
@@ -304,8 +284,8 @@ func appendSide(b []byte, s *engine.SideState) []byte {
 
 // podJSON appends a pod as encoding/json writes a PodState.
 func podJSON(b []byte, p engine.PodState) []byte {
-	b = appendString(append(b, `{"name":`...), p.Name)
-	b = appendString(append(b, `,"phase":`...), p.Phase)
+	b = demo.AppendJSONString(append(b, `{"name":`...), p.Name)
+	b = demo.AppendJSONString(append(b, `,"phase":`...), p.Phase)
 	if p.StartsIn != 0 {
 		b = strconv.AppendInt(append(b, `,"startsIn":`...), p.StartsIn, 10)
 	}
