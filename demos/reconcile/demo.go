@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
@@ -118,7 +119,17 @@ var parts = demo.Declare(
 // SnapshotJSON returns the snapshot the page keeps.
 func (d *Demo) SnapshotJSON() string { return demo.MustJSON(d.Snapshot()) }
 
-// WriteSnapshotJSON writes SnapshotJSON as it encodes it.
-func (d *Demo) WriteSnapshotJSON(w io.Writer) error { return demo.WriteJSON(w, d.Snapshot()) }
+// WriteSnapshotJSON writes SnapshotJSON, written by hand from the demo
+// (appendSnapshot) into a pooled array: it comes with every action's
+// frame, and encoding/json walked a Snapshot made for it by reflection.
+func (d *Demo) WriteSnapshotJSON(w io.Writer) error {
+	b := snapshotBufs.Get().(*[]byte)
+	defer snapshotBufs.Put(b)
+	*b = d.appendSnapshot((*b)[:0])
+	_, err := w.Write(*b)
+	return err
+}
+
+var snapshotBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 var _ demo.Instance = (*Demo)(nil)

@@ -120,6 +120,14 @@ func checkReplicaInvariants(t *testing.T, d *Demo, opt sim.Options, maxPods int)
 	if due, ok := d.NextDue(); ok && due < 0 {
 		t.Fatalf("NextDue = %v", due)
 	}
+	// The snapshot a frame writes by hand is json.Marshal's of Snapshot.
+	var written strings.Builder
+	if err := d.WriteSnapshotJSON(&written); err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(snap); written.String() != string(want) {
+		t.Fatalf("snapshot written\n%s\nwant\n%s", written.String(), want)
+	}
 	r, err := RestoreDemo(opt, snap)
 	if err != nil {
 		t.Fatalf("snapshot %+v does not restore: %v", snap, err)

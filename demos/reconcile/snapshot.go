@@ -2,8 +2,10 @@ package reconcile
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 )
@@ -36,6 +38,52 @@ func (d *Demo) Snapshot() Snapshot {
 		snap.Pods = append(snap.Pods, PodState{Name: p.Name, Phase: p.Phase.String(), StartsIn: p.StartsIn.Milliseconds()})
 	}
 	return snap
+}
+
+// appendSnapshot appends the snapshot's JSON as json.Marshal writes
+// Snapshot (the fuzzer holds it to that after every operation).
+func (d *Demo) appendSnapshot(b []byte) []byte {
+	b = demo.AppendEnvelope(b, d.Envelope(Name))
+	b = strconv.AppendInt(append(b, `,"desired":`...), int64(d.ctrl.Desired()), 10)
+	b = strconv.AppendBool(append(b, `,"controller":`...), d.Controller())
+	b = strconv.AppendInt(append(b, `,"seq":`...), int64(d.cluster.Seq()), 10)
+	b = append(b, `,"pods":`...)
+	var buf [2 * MaxDesired]chapter.Pod // the most a cluster holds but after a burst of kills
+	pods := d.cluster.AppendPods(buf[:0])
+	if len(pods) == 0 {
+		b = append(b, "null"...)
+	}
+	for i, p := range pods {
+		if i == 0 {
+			b = append(b, '[')
+		} else {
+			b = append(b, ',')
+		}
+		b = demo.AppendJSONString(append(b, `{"name":`...), p.Name)
+		b = demo.AppendJSONString(append(b, `,"phase":`...), p.Phase.String())
+		if in, ok := d.StartsIn(p.Name); ok && in.Milliseconds() != 0 {
+			b = strconv.AppendInt(append(b, `,"startsIn":`...), in.Milliseconds(), 10)
+		}
+		b = append(b, '}')
+		if i == len(pods)-1 {
+			b = append(b, ']')
+		}
+	}
+	for i, e := range d.marks.Peek() {
+		if i == 0 {
+			b = append(b, `,"marks":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(b, `{"at":`...), e.At.Milliseconds(), 10)
+		b = demo.AppendJSONString(append(b, `,"kind":`...), e.Kind)
+		b = strconv.AppendInt(append(b, `,"n":`...), int64(e.N), 10)
+		b = append(b, '}')
+	}
+	if len(d.marks.Peek()) > 0 {
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 // RestoreDemo rebuilds a demo from a snapshot after checking every field
