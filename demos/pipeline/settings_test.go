@@ -27,3 +27,43 @@ func TestSettingsPanelWritesItsGolden(t *testing.T) {
 	}
 	golden.Check(t, "testdata/settings.golden", got.String())
 }
+
+// TestWorkersLaneWritesItsGolden: the workers lane, written by hand, is
+// what its templ component wrote (testdata/workers.golden): the controller
+// off; and on, with an idle worker and busy ones at each beat, with and
+// without an action, names escaped.
+func TestWorkersLaneWritesItsGolden(t *testing.T) {
+	eta := &ui.ETA{At: 4315, Format: "report in %.1fs", Text: "report in 0.1s"}
+	beats := func(now int) []BeatProps {
+		var out []BeatProps
+		for i, n := range []string{"observe", "compare", "act", "report"} {
+			state := "next"
+			switch {
+			case i < now:
+				state = "done"
+			case i == now:
+				state = "now"
+			}
+			out = append(out, BeatProps{Name: n, State: state})
+		}
+		return out
+	}
+	var got strings.Builder
+	for _, p := range []Props{
+		{Lang: ui.Ja, Settings: SettingsProps{Workers: 1}},
+		{Lang: ui.En, On: true, Settings: SettingsProps{Workers: 2}, Workers: []WorkerProps{
+			{N: 1},
+			{N: 2, Busy: true, Key: "default/app-<2>", Phase: "act", Beats: beats(2), Started: "00:03.9", ETA: eta, Seen: `saw "rv" 7 & more`, Action: "create <ConfigMap>"},
+		}},
+		{Lang: ui.Ja, On: true, Settings: SettingsProps{Workers: 2}, Workers: []WorkerProps{
+			{N: 1, Busy: true, Key: "default/app-1", Phase: "observe", Beats: beats(0), Started: "00:00.4", ETA: eta, Seen: "見たもの"},
+			{N: 2, Busy: true, Key: "default/app-3", Phase: "report", Beats: beats(3), Started: "00:01.0", ETA: eta, Seen: "x", Action: "y"},
+		}},
+	} {
+		if err := workersLane(&p).Render(context.Background(), &got); err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString("\n")
+	}
+	golden.Check(t, "testdata/workers.golden", got.String())
+}
