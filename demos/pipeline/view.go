@@ -911,3 +911,95 @@ func writeFlip(h *ui.HTML, p *Props, id, testid, label, value, next, valueKey, h
 	h.Text(T(p.Lang, valueKey+next))
 	h.Raw(`</span></button>`)
 }
+
+// workersLane owns pp-workers: lane ④, each worker and the beat (observe →
+// compare → act → report) its reconcile is in.
+//
+// It is written by hand, as templ wrote it (testdata/workers.golden and
+// the demos' goldens hold it): a busy worker's lane is written with every
+// beat of a reconcile, and templ resolved and escaped its attributes and
+// its countdown component anew each time.
+func workersLane(p *Props) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := ui.NewHTML(w)
+		l := p.Lang
+		h.Raw(`<section id="pp-workers" class="panel pp-lane pp-lane-workers" aria-labelledby="pp-workers-title"><h3 id="pp-workers-title"><span class="pp-num" aria-hidden="true">④</span>&nbsp;`)
+		h.Text(T(l, "pp.lane.workers"))
+		h.Raw(` <span class="pp-lane-meta">`)
+		h.Text(F(l, "pp.workers.max", p.Settings.Workers))
+		h.Raw(`</span></h3>`)
+		if !p.On {
+			h.Raw(`<p class="empty">`)
+			h.Text(T(l, "pp.off.workers"))
+			h.Raw(`</p></section>`)
+			return h.Err()
+		}
+		h.Raw(`<ul class="pp-list">`)
+		for i := range p.Workers {
+			writeWorker(h, l, &p.Workers[i])
+		}
+		h.Raw(`</ul></section>`)
+		return h.Err()
+	})
+}
+
+// writeWorker writes one worker of the workers lane.
+func writeWorker(h *ui.HTML, l ui.Lang, wk *WorkerProps) {
+	h.Raw(`<li class="pp-worker`)
+	if wk.Busy {
+		h.Raw(` pp-busy`)
+	}
+	h.Raw(`" data-testid="worker" data-worker="`)
+	h.Int(wk.N)
+	h.Raw(`" data-busy="`)
+	h.Bool(wk.Busy)
+	h.Raw(`" data-key="`)
+	h.Text(wk.Key)
+	h.Raw(`" data-phase="`)
+	h.Text(wk.Phase)
+	h.Raw(`"><div class="pp-worker-head"><strong>worker `)
+	h.Int(wk.N)
+	h.Raw(`</strong> `)
+	if !wk.Busy {
+		h.Raw(`<span class="pp-idle">`)
+		h.Text(T(l, "pp.worker.idle"))
+		h.Raw(`</span></div></li>`)
+		return
+	}
+	h.Raw(`<code>`)
+	h.Text(wk.Key)
+	h.Raw(`</code></div><ol class="pp-beats">`)
+	for _, b := range wk.Beats {
+		h.Raw(`<li class="pp-beat pp-beat-`)
+		h.Text(b.State)
+		h.Raw(`"><span aria-hidden="true">`)
+		switch b.State {
+		case "done":
+			h.Raw(`✓`)
+		case "now":
+			h.Raw(`▶`)
+		default:
+			h.Raw(`○`)
+		}
+		h.Raw(`</span> `)
+		h.Text(b.Name)
+		h.Raw(`</li>`)
+	}
+	h.Raw(`</ol><p class="pp-seen">`)
+	h.Text(wk.Seen)
+	h.Raw(`</p>`)
+	if wk.Action != "" {
+		h.Raw(`<p class="pp-seen">`)
+		h.Text(F(l, "pp.worker.action", wk.Action))
+		h.Raw(`</p>`)
+	}
+	h.Raw(` <p class="pp-seen"><time>`)
+	h.Text(wk.Started)
+	h.Raw(`</time> <span aria-hidden="true">&nbsp;·&nbsp;</span><span class="pp-eta" data-eta="`)
+	h.Int64(wk.ETA.At)
+	h.Raw(`" data-eta-format="`)
+	h.Text(wk.ETA.Format)
+	h.Raw(`">`)
+	h.Text(wk.ETA.Text)
+	h.Raw(`</span></p></li>`)
+}
