@@ -67,3 +67,22 @@ func TestWorkersLaneWritesItsGolden(t *testing.T) {
 	}
 	golden.Check(t, "testdata/workers.golden", got.String())
 }
+
+// TestMetricsStripWritesItsGolden: the metrics strip, written by hand, is
+// what its templ component wrote (testdata/metrics.golden): all zero, and
+// with every count set and the errors hot.
+func TestMetricsStripWritesItsGolden(t *testing.T) {
+	var got strings.Builder
+	for _, p := range []Props{
+		{Lang: ui.Ja},
+		{Lang: ui.En, Metrics: MetricsProps{Total: 39, Success: 10, Error: 23, RequeueAfter: 1, Requeue: 5, Depth: 2, Retries: 29,
+			Adds: 70, External: 10, Conflicts: 2, AlreadyExists: 3, NotFound: 4, TooManyRequests: 6, Writes: 9, NoopWrites: 8}},
+		{Lang: ui.Ja, Metrics: MetricsProps{Total: 1, Success: 1, TooManyRequests: 1}},
+	} {
+		if err := metricsStrip(&p).Render(context.Background(), &got); err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString("\n")
+	}
+	golden.Check(t, "testdata/metrics.golden", got.String())
+}
