@@ -1003,3 +1003,84 @@ func writeWorker(h *ui.HTML, l ui.Lang, wk *WorkerProps) {
 	h.Text(wk.ETA.Text)
 	h.Raw(`</span></p></li>`)
 }
+
+// metricsStrip owns pp-metrics: the controller's metrics under
+// controller-runtime's and client-go's names.
+//
+// It is written by hand, as templ wrote it (testdata/metrics.golden and
+// the demos' goldens hold it): it changes with nearly every frame, and
+// templ formatted and escaped its sixteen numbers twice each.
+func metricsStrip(p *Props) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := ui.NewHTML(w)
+		l, m := p.Lang, &p.Metrics
+		h.Raw(`<section id="pp-metrics" class="pp-metrics" aria-labelledby="pp-metrics-title"><h3 id="pp-metrics-title" class="sr-only">`)
+		h.Text(T(l, "pp.metrics"))
+		h.Raw(`</h3><div class="pp-metric pp-metric-total" data-testid="reconciles" data-value="`)
+		h.Int64(m.Total)
+		h.Raw(`" data-success="`)
+		h.Int64(m.Success)
+		h.Raw(`" data-error="`)
+		h.Int64(m.Error)
+		h.Raw(`" data-requeue-after="`)
+		h.Int64(m.RequeueAfter)
+		h.Raw(`" data-requeue="`)
+		h.Int64(m.Requeue)
+		h.Raw(`"><span class="pp-metric-name">controller_runtime_reconcile_total</span> <span class="pp-metric-results"><span class="pp-res pp-res-success"><span class="pp-res-label">success</span> <strong>`)
+		h.Int64(m.Success)
+		h.Raw(`</strong></span> <span class="pp-res pp-res-error`)
+		if m.Error > 0 {
+			h.Raw(` pp-hot`)
+		}
+		h.Raw(`"><span class="pp-res-label">error</span> <strong>`)
+		h.Int64(m.Error)
+		h.Raw(`</strong></span> <span class="pp-res pp-res-requeue"><span class="pp-res-label">requeue_after</span> <strong>`)
+		h.Int64(m.RequeueAfter)
+		h.Raw(`</strong></span> <span class="pp-res pp-res-requeue"><span class="pp-res-label">requeue</span> <strong>`)
+		h.Int64(m.Requeue)
+		h.Raw(`</strong></span> <span class="pp-res pp-res-sum"><span class="pp-res-label">`)
+		h.Text(T(l, "pp.metrics.sum"))
+		h.Raw(`</span> <strong>`)
+		h.Int64(m.Total)
+		h.Raw(`</strong></span></span></div>`)
+		writeMetric(h, "workqueue_depth", "workqueue_depth", int64(m.Depth))
+		writeMetric(h, "workqueue_retries_total", "workqueue_retries_total", m.Retries)
+		writeMetric(h, "external_calls", T(l, "pp.metrics.external"), m.External)
+		h.Raw(`<div class="pp-metric`)
+		if m.Conflicts+m.AlreadyExists+m.NotFound > 0 {
+			h.Raw(` pp-hot`)
+		}
+		h.Raw(`" data-testid="metric" data-name="api_errors" data-value="`)
+		h.Int64(m.Conflicts + m.AlreadyExists + m.NotFound + m.TooManyRequests)
+		h.Raw(`" data-conflicts="`)
+		h.Int64(m.Conflicts)
+		h.Raw(`" data-already-exists="`)
+		h.Int64(m.AlreadyExists)
+		h.Raw(`" data-not-found="`)
+		h.Int64(m.NotFound)
+		h.Raw(`"><span class="pp-metric-name">`)
+		h.Text(T(l, "pp.metrics.apierrors"))
+		h.Raw(`</span> <span class="pp-metric-results"><span class="pp-res"><span class="pp-res-label">Conflict</span> <strong>`)
+		h.Int64(m.Conflicts)
+		h.Raw(`</strong></span> <span class="pp-res"><span class="pp-res-label">AlreadyExists</span> <strong>`)
+		h.Int64(m.AlreadyExists)
+		h.Raw(`</strong></span> <span class="pp-res"><span class="pp-res-label">NotFound</span> <strong>`)
+		h.Int64(m.NotFound)
+		h.Raw(`</strong></span></span></div></section>`)
+		return h.Err()
+	})
+}
+
+// writeMetric writes one metric of the strip: its name as the page says
+// it, and its value.
+func writeMetric(h *ui.HTML, name, label string, v int64) {
+	h.Raw(`<div class="pp-metric" data-testid="metric" data-name="`)
+	h.Raw(name)
+	h.Raw(`" data-value="`)
+	h.Int64(v)
+	h.Raw(`"><span class="pp-metric-name">`)
+	h.Text(label)
+	h.Raw(`</span> <strong class="pp-metric-value">`)
+	h.Int64(v)
+	h.Raw(`</strong></div>`)
+}
