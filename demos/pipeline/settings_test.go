@@ -86,3 +86,30 @@ func TestMetricsStripWritesItsGolden(t *testing.T) {
 	}
 	golden.Check(t, "testdata/metrics.golden", got.String())
 }
+
+// TestReportPanelWritesItsGolden: the lab's report, written by hand, is
+// what its templ component wrote (testdata/report.golden): empty, and rows
+// of every shape (a requeue with and without its wait, a reason, names
+// escaped).
+func TestReportPanelWritesItsGolden(t *testing.T) {
+	var got strings.Builder
+	for _, p := range []Props{
+		{Lang: ui.Ja},
+		{Lang: ui.En, Report: []RowProps{
+			{Key: "default/app-1", Name: "app-1", At: "00:01.2", Worker: 1, Took: "0.4", Seen: "rv 7 <gen 1>", Action: "create", Requeue: "after",
+				RequeueIn: "5s", RequeueMs: 5000, Status: "written", Result: "requeue_after", Reconciles: 3},
+			{Key: "default/app-2", Name: "app-2", At: "00:02.0", Worker: 2, Took: "1.2", Seen: "s", Action: "noop", Requeue: "none",
+				Status: "unchanged", Result: "error", Reason: `Conflict "x" & y`, Reconciles: 12},
+		}},
+		{Lang: ui.Ja, Report: []RowProps{
+			{Key: "default/app-3", At: "00:09.9", Worker: 1, Took: "0.4", Seen: "見た", Action: "update", Requeue: "backoff", RequeueIn: "0.1s",
+				RequeueMs: 100, Status: "conflict", Result: "success", Reconciles: 1},
+		}},
+	} {
+		if err := reportPanel(&p).Render(context.Background(), &got); err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString("\n")
+	}
+	golden.Check(t, "testdata/report.golden", got.String())
+}
