@@ -1084,3 +1084,112 @@ func writeMetric(h *ui.HTML, name, label string, v int64) {
 	h.Int64(v)
 	h.Raw(`</strong></div>`)
 }
+
+// reportPanel owns pp-report: chapter 001's lab report, one row per CR with
+// its latest reconcile, kept after the CR is gone.
+//
+// It is written by hand, as templ wrote it (testdata/report.golden and the
+// demos' goldens hold it): a row changes with every reconcile that
+// finishes, and templ resolved and escaped its ten attributes and seven
+// labels anew for every row.
+func reportPanel(p *Props) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := ui.NewHTML(w)
+		l := p.Lang
+		h.Raw(`<section id="pp-report" class="panel pp-report" aria-labelledby="pp-report-title"><h3 id="pp-report-title">`)
+		h.Text(T(l, "pp.report"))
+		h.Raw(`</h3>`)
+		if len(p.Report) == 0 {
+			h.Raw(`<p class="empty" data-testid="report" data-value="0">`)
+			h.Text(T(l, "pp.report.none"))
+			h.Raw(`</p></section>`)
+			return h.Err()
+		}
+		at, observed, action := T(l, "pp.col.at"), T(l, "pp.col.observed"), T(l, "pp.col.action")
+		requeue, result, count := T(l, "pp.col.requeue"), T(l, "pp.col.result"), T(l, "pp.col.count")
+		h.Raw(`<table class="pp-table" data-testid="report" data-value="`)
+		h.Int(len(p.Report))
+		h.Raw(`"><thead><tr><th scope="col">CR</th>`)
+		for _, c := range [...]string{at, observed, action, requeue, "status", result, count} {
+			h.Raw(`<th scope="col">`)
+			h.Text(c)
+			h.Raw(`</th>`)
+		}
+		h.Raw(`</tr></thead> <tbody>`)
+		for i := range p.Report {
+			r := &p.Report[i]
+			h.Raw(`<tr class="pp-row pp-row-`)
+			h.Text(r.Result)
+			h.Raw(`" data-testid="report-row" data-key="`)
+			h.Text(r.Key)
+			h.Raw(`" data-action="`)
+			h.Text(r.Action)
+			h.Raw(`" data-requeue="`)
+			h.Text(r.Requeue)
+			h.Raw(`" data-requeue-in="`)
+			h.Int64(r.RequeueMs)
+			h.Raw(`" data-status="`)
+			h.Text(r.Status)
+			h.Raw(`" data-result="`)
+			h.Text(r.Result)
+			h.Raw(`" data-reason="`)
+			h.Text(r.Reason)
+			h.Raw(`" data-reconciles="`)
+			h.Int64(r.Reconciles)
+			h.Raw(`"><th scope="row" data-label="CR"><code>`)
+			h.Text(r.Key)
+			h.Raw(`</code></th>`)
+			cell(h, at)
+			h.Raw(`<time>`)
+			h.Text(r.At)
+			h.Raw(`</time> <span class="pp-dim">`)
+			h.Text(F(l, "pp.row.took", r.Worker, r.Took))
+			h.Raw(`</span></td>`)
+			cell(h, observed)
+			h.Text(r.Seen)
+			h.Raw(`</td>`)
+			cell(h, action)
+			h.Raw(`<span class="pp-act pp-act-`)
+			h.Text(r.Action)
+			h.Raw(`">`)
+			h.Text(r.Action)
+			h.Raw(`</span></td>`)
+			cell(h, requeue)
+			h.Text(T(l, "pp.requeue."+r.Requeue))
+			h.Raw(` `)
+			if r.RequeueIn != "" {
+				h.Raw(`<span class="pp-dim">`)
+				h.Text(r.RequeueIn)
+				h.Raw(`</span>`)
+			}
+			h.Raw(`</td><td data-label="status">`)
+			h.Text(T(l, "pp.status."+r.Status))
+			h.Raw(`</td>`)
+			cell(h, result)
+			h.Raw(`<span class="pp-result pp-result-`)
+			h.Text(r.Result)
+			h.Raw(`">`)
+			h.Text(r.Result)
+			h.Raw(`</span> `)
+			if r.Reason != "" {
+				h.Raw(`<span class="pp-bad">`)
+				h.Text(r.Reason)
+				h.Raw(`</span>`)
+			}
+			h.Raw(`</td>`)
+			cell(h, count)
+			h.Int64(r.Reconciles)
+			h.Raw(`</td></tr>`)
+		}
+		h.Raw(`</tbody></table></section>`)
+		return h.Err()
+	})
+}
+
+// cell opens a report cell labelled label (the column's name, which the
+// narrow layout shows beside the value).
+func cell(h *ui.HTML, label string) {
+	h.Raw(`<td data-label="`)
+	h.Text(label)
+	h.Raw(`">`)
+}
