@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a-h/templ"
+
 	"github.com/reconcile-demo/reconcile-demo/internal/golden"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -14,18 +16,11 @@ import (
 // owner's page at the start and for a follower's (its buttons off) with
 // every setting the other way; the demos' goldens hold it too.
 func TestSettingsPanelWritesItsGolden(t *testing.T) {
-	var got strings.Builder
-	for _, p := range []Props{
+	checkPanelGolden(t, "testdata/settings.golden", settingsPanel, []Props{
 		{Lang: ui.Ja, Settings: SettingsProps{Dependency: true, NotReady: "error", StatusWrite: "on-change", Predicate: true, Workers: 1, QueueKind: "priority"}},
 		{Lang: ui.En, ReadOnly: true, Settings: SettingsProps{NotReady: notReadyValues[2], StatusWrite: "always", Workers: 2, QueueKind: "classic", SecretWatch: true}},
 		{Lang: ui.Ja, Settings: SettingsProps{NotReady: "requeue", StatusWrite: "always", Workers: 2, QueueKind: "classic"}},
-	} {
-		if err := settingsPanel(&p).Render(context.Background(), &got); err != nil {
-			t.Fatal(err)
-		}
-		got.WriteString("\n")
-	}
-	golden.Check(t, "testdata/settings.golden", got.String())
+	})
 }
 
 // TestWorkersLaneWritesItsGolden: the workers lane, written by hand, is
@@ -48,8 +43,7 @@ func TestWorkersLaneWritesItsGolden(t *testing.T) {
 		}
 		return out
 	}
-	var got strings.Builder
-	for _, p := range []Props{
+	checkPanelGolden(t, "testdata/workers.golden", workersLane, []Props{
 		{Lang: ui.Ja, Settings: SettingsProps{Workers: 1}},
 		{Lang: ui.En, On: true, Settings: SettingsProps{Workers: 2}, Workers: []WorkerProps{
 			{N: 1},
@@ -59,32 +53,19 @@ func TestWorkersLaneWritesItsGolden(t *testing.T) {
 			{N: 1, Busy: true, Key: "default/app-1", Phase: "observe", Beats: beats(0), Started: "00:00.4", ETA: eta, Seen: "見たもの"},
 			{N: 2, Busy: true, Key: "default/app-3", Phase: "report", Beats: beats(3), Started: "00:01.0", ETA: eta, Seen: "x", Action: "y"},
 		}},
-	} {
-		if err := workersLane(&p).Render(context.Background(), &got); err != nil {
-			t.Fatal(err)
-		}
-		got.WriteString("\n")
-	}
-	golden.Check(t, "testdata/workers.golden", got.String())
+	})
 }
 
 // TestMetricsStripWritesItsGolden: the metrics strip, written by hand, is
 // what its templ component wrote (testdata/metrics.golden): all zero, and
 // with every count set and the errors hot.
 func TestMetricsStripWritesItsGolden(t *testing.T) {
-	var got strings.Builder
-	for _, p := range []Props{
+	checkPanelGolden(t, "testdata/metrics.golden", metricsStrip, []Props{
 		{Lang: ui.Ja},
 		{Lang: ui.En, Metrics: MetricsProps{Total: 39, Success: 10, Error: 23, RequeueAfter: 1, Requeue: 5, Depth: 2, Retries: 29,
 			Adds: 70, External: 10, Conflicts: 2, AlreadyExists: 3, NotFound: 4, TooManyRequests: 6, Writes: 9, NoopWrites: 8}},
 		{Lang: ui.Ja, Metrics: MetricsProps{Total: 1, Success: 1, TooManyRequests: 1}},
-	} {
-		if err := metricsStrip(&p).Render(context.Background(), &got); err != nil {
-			t.Fatal(err)
-		}
-		got.WriteString("\n")
-	}
-	golden.Check(t, "testdata/metrics.golden", got.String())
+	})
 }
 
 // TestReportPanelWritesItsGolden: the lab's report, written by hand, is
@@ -92,8 +73,7 @@ func TestMetricsStripWritesItsGolden(t *testing.T) {
 // of every shape (a requeue with and without its wait, a reason, names
 // escaped).
 func TestReportPanelWritesItsGolden(t *testing.T) {
-	var got strings.Builder
-	for _, p := range []Props{
+	checkPanelGolden(t, "testdata/report.golden", reportPanel, []Props{
 		{Lang: ui.Ja},
 		{Lang: ui.En, Report: []RowProps{
 			{Key: "default/app-1", Name: "app-1", At: "00:01.2", Worker: 1, Took: "0.4", Seen: "rv 7 <gen 1>", Action: "create", Requeue: "after",
@@ -105,11 +85,19 @@ func TestReportPanelWritesItsGolden(t *testing.T) {
 			{Key: "default/app-3", At: "00:09.9", Worker: 1, Took: "0.4", Seen: "見た", Action: "update", Requeue: "backoff", RequeueIn: "0.1s",
 				RequeueMs: 100, Status: "conflict", Result: "success", Reconciles: 1},
 		}},
-	} {
-		if err := reportPanel(&p).Render(context.Background(), &got); err != nil {
+	})
+}
+
+// checkPanelGolden renders panel for each of props, a line each, and holds
+// the lines to the golden at path (internal/golden).
+func checkPanelGolden(t *testing.T, path string, panel func(*Props) templ.Component, props []Props) {
+	t.Helper()
+	var got strings.Builder
+	for _, p := range props {
+		if err := panel(&p).Render(context.Background(), &got); err != nil {
 			t.Fatal(err)
 		}
 		got.WriteString("\n")
 	}
-	golden.Check(t, "testdata/report.golden", got.String())
+	golden.Check(t, path, got.String())
 }
