@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"strconv"
+
+	"github.com/a-h/templ"
 )
 
 // Text is a string as a component: its text, escaped as templ escapes
@@ -116,3 +118,29 @@ func (h *HTML) Bool(b bool) { h.Raw(strconv.FormatBool(b)) }
 
 // Err is the first error a write met.
 func (h *HTML) Err() error { return h.err }
+
+// logLines writes a log's lines by hand, as templ wrote them:
+//
+//	<li class="log-line" data-kind="…" data-seq="…"><time>…</time> <span>…</span></li>
+//
+// Every frame that adds to a log writes its new lines, and a frame that
+// writes a log whole writes them all: templ resolved and escaped both
+// attributes of each line into copies (the demos' goldens hold the lines).
+func logLines(lines []LogLine) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := NewHTML(w)
+		for i := range lines {
+			ln := &lines[i]
+			h.Raw(`<li class="log-line" data-kind="`)
+			h.Text(ln.Kind)
+			h.Raw(`" data-seq="`)
+			h.Int(ln.Seq)
+			h.Raw(`"><time>`)
+			h.Text(ln.At)
+			h.Raw(`</time> <span>`)
+			h.Text(ln.Text)
+			h.Raw(`</span></li>`)
+		}
+		return h.Err()
+	})
+}
