@@ -101,3 +101,23 @@ func checkPanelGolden(t *testing.T, path string, panel func(*Props) templ.Compon
 	}
 	golden.Check(t, path, got.String())
 }
+
+// TestCacheLaneWritesItsGolden: the cache lane, written by hand, is what
+// its templ component wrote (testdata/cache.golden): off; entries in each
+// state; no event in flight, and more in flight than it lists.
+func TestCacheLaneWritesItsGolden(t *testing.T) {
+	eta := &ui.ETA{At: 1500, Format: "arrives in %.1fs", Text: "arrives in 0.3s"}
+	checkPanelGolden(t, "testdata/cache.golden", cacheLane, []Props{
+		{Lang: ui.Ja},
+		{Lang: ui.En, On: true, Cache: CacheProps{Entries: []CacheEntry{
+			{Kind: "App", Name: "app-1", RV: 15, StoreRV: 18, State: "stale"},
+			{Kind: "App", Name: "app-<2>", RV: 16, StoreRV: 16, State: "fresh"},
+			{Kind: "ConfigMap", Name: "app-1-config", StoreRV: 4, State: "missing"},
+			{Kind: "Secret", Name: "app-db", RV: 3, State: "gone"},
+		}}},
+		{Lang: ui.Ja, On: true, Cache: CacheProps{Entries: []CacheEntry{{Kind: "App", Name: "app-1", RV: 1, StoreRV: 1, State: "fresh"}},
+			InFlight: []FlightProps{{Type: "MODIFIED", Kind: "App", Name: "app-1", RV: 18, ETA: eta}, {Type: "ADDED", Kind: "ConfigMap", Name: "a&b", RV: 19, ETA: eta}},
+			Flights:  5}},
+		{Lang: ui.En, On: true, Cache: CacheProps{InFlight: []FlightProps{{Type: "DELETED", Kind: "App", Name: "app-3", RV: 20, ETA: eta}}, Flights: 1}},
+	})
+}
