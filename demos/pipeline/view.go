@@ -1193,3 +1193,118 @@ func cell(h *ui.HTML, label string) {
 	h.Text(label)
 	h.Raw(`">`)
 }
+
+// cacheLane owns pp-cache: lane ②, the informer's cache against the store
+// (an older resourceVersion is stale) and the watch events on their way.
+//
+// It is written by hand, as templ wrote it (testdata/cache.golden and the
+// demos' goldens hold it): it changes with every watch event, and templ
+// resolved and escaped each entry's five attributes anew.
+func cacheLane(p *Props) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := ui.NewHTML(w)
+		l, c := p.Lang, &p.Cache
+		h.Raw(`<section id="pp-cache" class="panel pp-lane pp-lane-cache" aria-labelledby="pp-cache-title"><h3 id="pp-cache-title"><span class="pp-num" aria-hidden="true">②</span>&nbsp;`)
+		h.Text(T(l, "pp.lane.cache"))
+		h.Raw(`</h3>`)
+		if !p.On {
+			h.Raw(`<p class="empty">`)
+			h.Text(T(l, "pp.off.cache"))
+			h.Raw(`</p></section>`)
+			return h.Err()
+		}
+		h.Raw(`<ul class="pp-list pp-small">`)
+		for i := range c.Entries {
+			e := &c.Entries[i]
+			h.Raw(`<li class="pp-cached pp-cached-`)
+			h.Text(e.State)
+			h.Raw(`" data-testid="cache-item" data-kind="`)
+			h.Text(e.Kind)
+			h.Raw(`" data-name="`)
+			h.Text(e.Name)
+			h.Raw(`" data-resource-version="`)
+			h.Int64(e.RV)
+			h.Raw(`" data-state="`)
+			h.Text(e.State)
+			h.Raw(`"><span class="pp-kind">`)
+			h.Text(e.Kind)
+			h.Raw(`</span> <code>`)
+			h.Text(e.Name)
+			h.Raw(`</code> `)
+			switch e.State {
+			case "fresh":
+				writeRV(h, e.RV)
+			case "stale":
+				writeRV(h, e.RV)
+				writeWarn(h, ` <span class="pp-warn"><span aria-hidden="true">⚠</span> `, F(l, "pp.cache.stale", e.StoreRV))
+			case "missing":
+				writeWarn(h, `<span class="pp-warn"><span aria-hidden="true">…</span> `, T(l, "pp.cache.missing"))
+			case "gone":
+				writeRV(h, e.RV)
+				writeWarn(h, ` <span class="pp-warn"><span aria-hidden="true">⚠</span> `, T(l, "pp.cache.gone"))
+			}
+			h.Raw(`</li>`)
+		}
+		h.Raw(`</ul><h4 data-testid="inflight" data-value="`)
+		h.Int(c.Flights)
+		h.Raw(`">`)
+		h.Text(T(l, "pp.inflight"))
+		h.Raw(`</h4>`)
+		if len(c.InFlight) == 0 {
+			h.Raw(`<p class="empty pp-small">`)
+			h.Text(T(l, "pp.inflight.none"))
+			h.Raw(`</p></section>`)
+			return h.Err()
+		}
+		h.Raw(`<ol class="pp-list pp-small">`)
+		for i := range c.InFlight {
+			f := &c.InFlight[i]
+			h.Raw(`<li class="pp-flight" data-testid="watch-event" data-type="`)
+			h.Text(f.Type)
+			h.Raw(`" data-kind="`)
+			h.Text(f.Kind)
+			h.Raw(`" data-name="`)
+			h.Text(f.Name)
+			h.Raw(`" data-resource-version="`)
+			h.Int64(f.RV)
+			h.Raw(`"><span class="pp-evtype">`)
+			h.Text(f.Type)
+			h.Raw(`</span> <span class="pp-kind">`)
+			h.Text(f.Kind)
+			h.Raw(`</span> <code>`)
+			h.Text(f.Name)
+			h.Raw(`</code> `)
+			writeRV(h, f.RV)
+			h.Raw(`<span class="pp-eta" data-eta="`)
+			h.Int64(f.ETA.At)
+			h.Raw(`" data-eta-format="`)
+			h.Text(f.ETA.Format)
+			h.Raw(`">`)
+			h.Text(f.ETA.Text)
+			h.Raw(`</span></li>`)
+		}
+		h.Raw(`</ol>`)
+		if c.Flights > len(c.InFlight) {
+			h.Raw(`<p class="pp-dim">`)
+			h.Text(F(l, "pp.inflight.more", c.Flights-len(c.InFlight)))
+			h.Raw(`</p>`)
+		}
+		h.Raw(`</section>`)
+		return h.Err()
+	})
+}
+
+// writeRV writes an object's resourceVersion tag.
+func writeRV(h *ui.HTML, rv int64) {
+	h.Raw(`<span class="pp-rvtag">rv `)
+	h.Int64(rv)
+	h.Raw(`</span>`)
+}
+
+// writeWarn writes a warning: open, its markup up to the text, then the
+// text, escaped.
+func writeWarn(h *ui.HTML, open, text string) {
+	h.Raw(open)
+	h.Text(text)
+	h.Raw(`</span>`)
+}
