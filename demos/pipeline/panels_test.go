@@ -121,3 +121,26 @@ func TestCacheLaneWritesItsGolden(t *testing.T) {
 		{Lang: ui.En, On: true, Cache: CacheProps{InFlight: []FlightProps{{Type: "DELETED", Kind: "App", Name: "app-3", RV: 20, ETA: eta}}, Flights: 1}},
 	})
 }
+
+// TestTrapItemWritesItsGolden: a trap, written by hand, is what its templ
+// component wrote (testdata/trap.golden): off as it starts, off with its
+// settings changed, and on with its words, its trigger and its fixes (one
+// wrong, one done), for an owner and a follower.
+func TestTrapItemWritesItsGolden(t *testing.T) {
+	on := TrapProps{Name: "slow-object", On: true, Title: "A slow <object>", Cause: `cause "c" & d`, Symptom: "symptom", Fix: "fix it",
+		Why: "why", Now: "workers 2", Custom: true,
+		Trigger: &ButtonProps{ID: "pp-trap-slow-object-try", Label: "try <it>", Vals: `{"action":"edit","name":"app-1"}`},
+		Fixes: []ButtonProps{
+			{ID: "pp-fix-1", Label: "workers 1", Fix: "workers=1", Vals: `{"action":"workers","n":1}`, Wrong: true},
+			{ID: "pp-fix-2", Label: "requeue", Fix: "requeue", Vals: `{"action":"not-ready","value":"requeue"}`, Done: true},
+		}}
+	noTrigger := on
+	noTrigger.Trigger, noTrigger.Why, noTrigger.Name = nil, "", "runaway"
+	checkPanelGolden(t, "testdata/trap.golden", trapItem, []Props{
+		{Lang: ui.Ja, Trap: TrapProps{Name: "lost-event", Title: "イベントの取りこぼし", Now: "x"}},
+		{Lang: ui.En, Trap: TrapProps{Name: "lost-event", Title: "Lost events", Now: "drop on", Custom: true}},
+		{Lang: ui.En, Trap: on},
+		{Lang: ui.Ja, ReadOnly: true, Trap: on},
+		{Lang: ui.En, Trap: noTrigger},
+	})
+}
