@@ -873,9 +873,7 @@ func writeSwitch(h *ui.HTML, p *Props, id, testid, value string, pressed bool, h
 	h.Raw(`" aria-pressed="`)
 	h.Bool(pressed)
 	h.Raw(`"`)
-	if p.ReadOnly {
-		h.Raw(` disabled`)
-	}
+	disabled(h, p.ReadOnly)
 	h.Raw(` ws-send hx-vals="`)
 	h.Text(hxVals)
 	h.Raw(`"><span class="switch-track" aria-hidden="true"><span class="switch-thumb"></span></span> <span class="switch-label">`)
@@ -898,9 +896,7 @@ func writeFlip(h *ui.HTML, p *Props, id, testid, label, value, next, valueKey, h
 	h.Raw(`" data-value="`)
 	h.Text(value)
 	h.Raw(`"`)
-	if p.ReadOnly {
-		h.Raw(` disabled`)
-	}
+	disabled(h, p.ReadOnly)
 	h.Raw(` ws-send hx-vals="`)
 	h.Text(hxVals)
 	h.Raw(`"><span class="pp-flip-label">`)
@@ -1307,4 +1303,108 @@ func writeWarn(h *ui.HTML, open, text string) {
 	h.Raw(open)
 	h.Text(text)
 	h.Raw(`</span>`)
+}
+
+// trapItem owns pp-traps-<trap>: its switch; an active trap shows its
+// symptom, its cause and fix in the chapter's words, and its buttons.
+//
+// It is written by hand, as templ wrote it (testdata/trap.golden and the
+// demos' goldens hold it): a change of a setting writes every trap that
+// says it, and templ resolved and escaped its buttons' attributes anew.
+func trapItem(p *Props) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := ui.NewHTML(w)
+		l, t := p.Lang, &p.Trap
+		h.Raw(`<li id="pp-traps-`)
+		h.Text(t.Name)
+		h.Raw(`" class="pp-trap`)
+		if t.On {
+			h.Raw(` pp-trap-on`)
+		}
+		h.Raw(`" data-testid="trap" data-trap="`)
+		h.Text(t.Name)
+		h.Raw(`" data-on="`)
+		h.Bool(t.On)
+		h.Raw(`"><button type="button" id="pp-trap-`)
+		h.Text(t.Name)
+		h.Raw(`" class="switch pp-trap-switch" data-testid="trap-toggle" aria-pressed="`)
+		h.Bool(t.On)
+		h.Raw(`"`)
+		disabled(h, p.ReadOnly)
+		h.Raw(` ws-send hx-vals="`)
+		h.Text(vals("action", "trap", "trap", t.Name, "on", !t.On))
+		h.Raw(`"><span class="switch-track" aria-hidden="true"><span class="switch-thumb"></span></span> <span class="switch-label">`)
+		h.Text(t.Title)
+		h.Raw(`</span></button> `)
+		if t.On || t.Custom {
+			h.Raw(`<p class="pp-trap-line pp-trap-now">`)
+			h.Text(t.Now)
+			h.Raw(`</p>`)
+		}
+		if !t.On {
+			h.Raw(`</li>`)
+			return h.Err()
+		}
+		h.Raw(`<p class="pp-trap-line"><span class="pp-trap-tag">`)
+		h.Text(T(l, "pp.trap.cause"))
+		h.Raw(`</span> `)
+		h.Text(t.Cause)
+		h.Raw(`</p><p class="pp-trap-line pp-symptom" data-testid="trap-symptom"><span class="pp-trap-tag">`)
+		h.Text(T(l, "pp.trap.symptom"))
+		h.Raw(`</span> `)
+		h.Text(t.Symptom)
+		h.Raw(`</p>`)
+		if t.Why != "" {
+			h.Raw(`<p class="pp-trap-line pp-trap-why" data-testid="trap-why">`)
+			h.Text(t.Why)
+			h.Raw(`</p>`)
+		}
+		h.Raw(` <p class="pp-trap-line pp-fixtext"><span class="pp-trap-tag">`)
+		h.Text(T(l, "pp.trap.fix"))
+		h.Raw(`</span> `)
+		h.Text(t.Fix)
+		h.Raw(`</p><div class="pp-actions">`)
+		if b := t.Trigger; b != nil {
+			h.Raw(`<button type="button" id="`)
+			h.Text(b.ID)
+			h.Raw(`" class="btn btn-small pp-try" data-testid="trap-trigger"`)
+			disabled(h, p.ReadOnly)
+			h.Raw(` ws-send hx-vals="`)
+			h.Text(b.Vals)
+			h.Raw(`"><span aria-hidden="true">▶</span> `)
+			h.Text(b.Label)
+			h.Raw(`</button> `)
+		}
+		for i := range t.Fixes {
+			f := &t.Fixes[i]
+			h.Raw(`<button type="button" id="`)
+			h.Text(f.ID)
+			h.Raw(`" class="btn btn-small pp-fix`)
+			if f.Wrong {
+				h.Raw(` pp-wrong`)
+			}
+			h.Raw(`" data-testid="trap-fix" data-fix="`)
+			h.Text(f.Fix)
+			h.Raw(`"`)
+			disabled(h, p.ReadOnly || f.Done)
+			h.Raw(` ws-send hx-vals="`)
+			h.Text(f.Vals)
+			if f.Wrong {
+				h.Raw(`"><span aria-hidden="true">✗</span> `)
+			} else {
+				h.Raw(`"><span aria-hidden="true">✓</span> `)
+			}
+			h.Text(f.Label)
+			h.Raw(`</button>`)
+		}
+		h.Raw(`</div></li>`)
+		return h.Err()
+	})
+}
+
+// disabled writes a button's disabled attribute when off.
+func disabled(h *ui.HTML, off bool) {
+	if off {
+		h.Raw(` disabled`)
+	}
 }
