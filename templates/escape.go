@@ -144,3 +144,17 @@ func logLines(lines []LogLine) templ.Component {
 		return h.Err()
 	})
 }
+
+// Countdown writes a countdown the page runs, as the Countdown component
+// does: <span class="…" data-eta="…" data-eta-format="…">…</span>.
+func (h *HTML) Countdown(class string, e *ETA) {
+	h.Raw(`<span class="`)
+	h.Text(class)
+	h.Raw(`" data-eta="`)
+	h.Int64(e.At)
+	h.Raw(`" data-eta-format="`)
+	h.Text(e.Format)
+	h.Raw(`">`)
+	h.Text(e.Text)
+	h.Raw(`</span>`)
+}

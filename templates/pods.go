@@ -32,14 +32,8 @@ func WritePod(h *HTML, p *PodRow) {
 	h.Raw(`</span> <span class="pod-phase">`)
 	h.Text(p.PhaseText)
 	h.Raw(`</span> `)
-	if e := p.ETA; e != nil {
-		h.Raw(`<span class="pod-eta" data-eta="`)
-		h.Int64(e.At)
-		h.Raw(`" data-eta-format="`)
-		h.Text(e.Format)
-		h.Raw(`">`)
-		h.Text(e.Text)
-		h.Raw(`</span>`)
+	if p.ETA != nil {
+		h.Countdown("pod-eta", p.ETA)
 	}
 	h.Raw(`<button type="button" id="`)
 	h.Text(p.IDPrefix)

@@ -991,13 +991,9 @@ func writeWorker(h *ui.HTML, l ui.Lang, wk *WorkerProps) {
 	}
 	h.Raw(` <p class="pp-seen"><time>`)
 	h.Text(wk.Started)
-	h.Raw(`</time> <span aria-hidden="true">&nbsp;·&nbsp;</span><span class="pp-eta" data-eta="`)
-	h.Int64(wk.ETA.At)
-	h.Raw(`" data-eta-format="`)
-	h.Text(wk.ETA.Format)
-	h.Raw(`">`)
-	h.Text(wk.ETA.Text)
-	h.Raw(`</span></p></li>`)
+	h.Raw(`</time> <span aria-hidden="true">&nbsp;·&nbsp;</span>`)
+	h.Countdown("pp-eta", wk.ETA)
+	h.Raw(`</p></li>`)
 }
 
 // metricsStrip owns pp-metrics: the controller's metrics under
@@ -1271,13 +1267,8 @@ func cacheLane(p *Props) templ.Component {
 			h.Text(f.Name)
 			h.Raw(`</code> `)
 			writeRV(h, f.RV)
-			h.Raw(`<span class="pp-eta" data-eta="`)
-			h.Int64(f.ETA.At)
-			h.Raw(`" data-eta-format="`)
-			h.Text(f.ETA.Format)
-			h.Raw(`">`)
-			h.Text(f.ETA.Text)
-			h.Raw(`</span></li>`)
+			h.Countdown("pp-eta", f.ETA)
+			h.Raw(`</li>`)
 		}
 		h.Raw(`</ol>`)
 		if c.Flights > len(c.InFlight) {
