@@ -145,8 +145,18 @@ func logLines(lines []LogLine) templ.Component {
 	})
 }
 
-// Countdown writes a countdown the page runs, as the Countdown component
-// does: <span class="…" data-eta="…" data-eta-format="…">…</span>.
+// Countdown is a sentence with seconds left until a virtual time, which the
+// page counts down as its clock runs (HTML.Countdown).
+func Countdown(class string, e ETA) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		h := NewHTML(w)
+		h.Countdown(class, &e)
+		return h.Err()
+	})
+}
+
+// Countdown writes a countdown the page runs:
+// <span class="…" data-eta="…" data-eta-format="…">…</span>.
 func (h *HTML) Countdown(class string, e *ETA) {
 	h.Raw(`<span class="`)
 	h.Text(class)

@@ -572,7 +572,8 @@ type rowKey struct {
 // from the same key.
 func (c *sideRows) write(l ui.Lang, events []engine.StreamEvent) []byte {
 	rows, html := c.spare[:0], c.spareHTML[:0]
-	next := 0 // where the last frame's rows are looked up from: they keep their order
+	next := 0               // where the last frame's rows are looked up from: they keep their order
+	h := ui.NewHTML(&c.out) // writes the rows not kept
 	for i := range events {
 		e := &events[i]
 		k := rowKey{ev: e.Event, flying: e.InFlight > 0, held: e.Held, lang: l}
@@ -582,7 +583,6 @@ func (c *sideRows) write(l ui.Lang, events []engine.StreamEvent) []byte {
 			html = append(html, c.html[old.start:old.end]...)
 		} else {
 			c.out.b = html
-			h := ui.NewHTML(&c.out)
 			writeEvent(h, l, *e)
 			html = c.out.b
 			c.out.b = nil
