@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	"github.com/reconcile-demo/reconcile-demo/internal/jsonw"
 	"github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -235,30 +236,15 @@ func MustJSON(v any) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// AppendJSONString appends s as json.Marshal writes it. Most strings a
-// snapshot holds (names, phases, kinds) need no escaping and are written
-// as they are; anything else is written by json.Marshal.
-func AppendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
 // AppendEnvelope appends the envelope's fields as json.Marshal writes a
 // struct that embeds it, from the opening brace: the caller appends the
 // struct's other fields and closes it.
 func AppendEnvelope(b []byte, env sim.Envelope) []byte {
 	b = strconv.AppendInt(append(b, `{"v":`...), int64(env.V), 10)
 	if env.Kind != "" {
-		b = AppendJSONString(append(b, `,"kind":`...), env.Kind)
+		b = jsonw.String(append(b, `,"kind":`...), env.Kind)
 	}
 	b = strconv.AppendInt(append(b, `,"now":`...), env.Now, 10)
 	b = strconv.AppendBool(append(b, `,"paused":`...), env.Paused)
-	return AppendJSONString(append(b, `,"speed":`...), env.Speed)
+	return jsonw.String(append(b, `,"speed":`...), env.Speed)
 }

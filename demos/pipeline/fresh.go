@@ -3,13 +3,13 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"sync"
 
 	"github.com/a-h/templ"
 
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/internal/jsonw"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -80,29 +80,30 @@ func (d *Demo) SnapshotJSON() string {
 	return raw
 }
 
-// WriteSnapshotJSON writes SnapshotJSON: a world small enough to be
-// written plain (the most) is encoded once into a pooled buffer, without
-// the string SnapshotJSON makes of it.
+// WriteSnapshotJSON writes SnapshotJSON as the engine writes the world
+// (AppendSnapshotJSON), into a pooled buffer: no snapshot is built and no
+// string made. A world too large to be written plain is packed.
 func (d *Demo) WriteSnapshotJSON(out io.Writer) error {
 	if d.w == nil {
 		_, err := io.WriteString(out, d.SnapshotJSON())
 		return err
 	}
-	b := snapshotBuffers.Get().(*bytes.Buffer)
-	defer snapshotBuffers.Put(b)
-	b.Reset()
-	w := d.World().Snapshot()
-	if err := json.NewEncoder(b).Encode(Snapshot{Envelope: d.clk.Envelope(Name), World: &w}); err != nil {
-		return err
+	bp := snapshotBuffers.Get().(*[]byte)
+	defer snapshotBuffers.Put(bp)
+	env := d.clk.Envelope(Name)
+	b := append(demo.AppendEnvelope((*bp)[:0], env), `,"world":`...)
+	n := len(b)
+	b = d.World().AppendSnapshotJSON(b)
+	if len(b)+1 > MaxPlainBytes {
+		packed := pack(b[n:])
+		b = append(demo.AppendEnvelope(b[:0], env), `,"packed":`...)
+		b = jsonw.String(b, packed)
 	}
-	plain := b.Bytes()[:b.Len()-1] // Encode ends the value with a newline
-	if len(plain) > MaxPlainBytes {
-		_, err := io.WriteString(out, demo.MustJSON(Snapshot{Envelope: d.clk.Envelope(Name), Packed: pack(w)}))
-		return err
-	}
-	_, err := out.Write(plain)
+	b = append(b, '}')
+	*bp = b // keeps what it grew to for the next
+	_, err := out.Write(b)
 	return err
 }
 
 // snapshotBuffers are WriteSnapshotJSON's.
-var snapshotBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var snapshotBuffers = sync.Pool{New: func() any { return new([]byte) }}

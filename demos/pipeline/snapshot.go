@@ -55,7 +55,7 @@ func (d *Demo) snapshot() (Snapshot, string) {
 	if raw := demo.MustJSON(s); len(raw) <= MaxPlainBytes {
 		return s, raw
 	}
-	s = Snapshot{Envelope: s.Envelope, Packed: pack(w)}
+	s = Snapshot{Envelope: s.Envelope, Packed: pack([]byte(demo.MustJSON(w)))}
 	return s, demo.MustJSON(s)
 }
 
@@ -70,14 +70,14 @@ var packers = sync.Pool{New: func() any {
 	return zw
 }}
 
-// pack deflates the world's JSON (about 10 KB to 1.3 KB, in under 0.1 ms).
+// pack deflates a world's JSON (about 10 KB to 1.3 KB, in under 0.1 ms).
 // Deflate is deterministic, so the same world always packs to the same
 // string.
-func pack(w engine.Snapshot) string {
+func pack(world []byte) string {
 	var b bytes.Buffer
 	zw := packers.Get().(*flate.Writer)
 	zw.Reset(&b)
-	zw.Write([]byte(demo.MustJSON(w))) // a bytes.Buffer does not fail
+	zw.Write(world) // a bytes.Buffer does not fail
 	zw.Close()
 	packers.Put(zw)
 	return base64.StdEncoding.EncodeToString(b.Bytes())
@@ -106,7 +106,7 @@ func unpack(env sim.Envelope, packed string) (engine.Snapshot, error) {
 	if len(demo.MustJSON(Snapshot{Envelope: env, World: &w})) <= MaxPlainBytes {
 		return w, errors.New("packed world: small enough to be plain")
 	}
-	if pack(w) != packed {
+	if pack(raw) != packed {
 		return w, errors.New("packed world: not packed as this demo packs")
 	}
 	return w, nil

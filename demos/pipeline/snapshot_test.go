@@ -198,6 +198,10 @@ func TestBusyWorldIsPacked(t *testing.T) {
 		t.Fatalf("packed snapshot of %d bytes (plain world %d)", len(raw), plain)
 	}
 	t.Logf("plain world %d bytes, packed snapshot %d bytes", plain, len(raw))
+	var written bytes.Buffer
+	if err := d.WriteSnapshotJSON(&written); err != nil || written.String() != raw {
+		t.Fatalf("a frame writes the packed snapshot as (%v)\n%s\nnot\n%s", err, written.String(), raw)
+	}
 	r := restored(t, d)
 	sameFuture(t, d, r, 3)
 }
@@ -223,7 +227,7 @@ func TestRestoreRefusesForgedPackedWorlds(t *testing.T) {
 		"neither":        {Envelope: good.Envelope},
 		"not base64":     {Envelope: good.Envelope, Packed: "@@@"},
 		"not deflate":    {Envelope: good.Envelope, Packed: base64.StdEncoding.EncodeToString([]byte("plain text"))},
-		"small world":    {Envelope: small.Envelope, Packed: pack(*small.World)},
+		"small world":    {Envelope: small.Envelope, Packed: pack([]byte(demo.MustJSON(*small.World)))},
 		"another level":  {Envelope: good.Envelope, Packed: deflate([]byte(demo.MustJSON(unpacked)), flate.BestCompression)},
 		"unknown field":  {Envelope: good.Envelope, Packed: deflate(append([]byte(`{"extra":1,`), demo.MustJSON(unpacked)[1:]...), flate.BestSpeed)},
 		"a deflate bomb": {Envelope: good.Envelope, Packed: deflate(bytes.Repeat([]byte(" "), 1<<20), flate.BestSpeed)},

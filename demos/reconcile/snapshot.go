@@ -8,6 +8,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	chapter "github.com/reconcile-demo/reconcile-demo/engine/reconcile"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
+	"github.com/reconcile-demo/reconcile-demo/internal/jsonw"
 )
 
 // Snapshot is the demo as the page keeps it: what was declared and what was
@@ -59,8 +60,8 @@ func (d *Demo) appendSnapshot(b []byte) []byte {
 		} else {
 			b = append(b, ',')
 		}
-		b = demo.AppendJSONString(append(b, `{"name":`...), p.Name)
-		b = demo.AppendJSONString(append(b, `,"phase":`...), p.Phase.String())
+		b = jsonw.String(append(b, `{"name":`...), p.Name)
+		b = jsonw.String(append(b, `,"phase":`...), p.Phase.String())
 		if in, ok := d.StartsIn(p.Name); ok && in.Milliseconds() != 0 {
 			b = strconv.AppendInt(append(b, `,"startsIn":`...), in.Milliseconds(), 10)
 		}
@@ -76,7 +77,7 @@ func (d *Demo) appendSnapshot(b []byte) []byte {
 			b = append(b, ',')
 		}
 		b = strconv.AppendInt(append(b, `{"at":`...), e.At.Milliseconds(), 10)
-		b = demo.AppendJSONString(append(b, `,"kind":`...), e.Kind)
+		b = jsonw.String(append(b, `,"kind":`...), e.Kind)
 		b = strconv.AppendInt(append(b, `,"n":`...), int64(e.N), 10)
 		b = append(b, '}')
 	}

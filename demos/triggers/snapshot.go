@@ -11,6 +11,7 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/engine/sim"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
+	"github.com/reconcile-demo/reconcile-demo/internal/jsonw"
 )
 
 // Snapshot is the demo as the page keeps it: the envelope (version, kind,
@@ -79,13 +80,13 @@ func appendEvent(b []byte, e engine.EventState) []byte {
 	b = append(b, '[')
 	b = strconv.AppendInt(b, int64(e.Seq), 10)
 	for _, s := range [...]string{e.Kind, e.Pod} {
-		b = demo.AppendJSONString(append(b, ','), s)
+		b = jsonw.String(append(b, ','), s)
 	}
 	for _, n := range [...]int{e.Old, e.New} {
 		b = strconv.AppendInt(append(b, ','), int64(n), 10)
 	}
 	for _, s := range [...]string{e.Fate, e.Loss} {
-		b = demo.AppendJSONString(append(b, ','), s)
+		b = jsonw.String(append(b, ','), s)
 	}
 	b = strconv.AppendInt(append(b, ','), e.EmittedAt, 10)
 	b = strconv.AppendInt(append(b, ','), int64(e.Delivered), 10)
@@ -244,12 +245,12 @@ func appendSnapshot(b []byte, env sim.Envelope, s *engine.Snapshot) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = demo.AppendJSONString(b, n)
+			b = jsonw.String(b, n)
 		}
 		b = append(b, ']')
 	}
 	if s.Lesson != nil {
-		b = demo.AppendJSONString(append(b, `,"lesson":{"reason":`...), s.Lesson.Reason)
+		b = jsonw.String(append(b, `,"lesson":{"reason":`...), s.Lesson.Reason)
 		b = strconv.AppendInt(append(b, `,"at":`...), s.Lesson.At, 10)
 		b = append(b, '}')
 	}
@@ -284,8 +285,8 @@ func appendSide(b []byte, s *engine.SideState) []byte {
 
 // podJSON appends a pod as encoding/json writes a PodState.
 func podJSON(b []byte, p engine.PodState) []byte {
-	b = demo.AppendJSONString(append(b, `{"name":`...), p.Name)
-	b = demo.AppendJSONString(append(b, `,"phase":`...), p.Phase)
+	b = jsonw.String(append(b, `{"name":`...), p.Name)
+	b = jsonw.String(append(b, `,"phase":`...), p.Phase)
 	if p.StartsIn != 0 {
 		b = strconv.AppendInt(append(b, `,"startsIn":`...), p.StartsIn, 10)
 	}

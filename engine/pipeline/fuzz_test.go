@@ -117,6 +117,7 @@ func FuzzPipeline(f *testing.F) {
 			}
 			w = apply(w, prog[i], prog[i+1])
 			checkInvariants(t, w, before)
+			checkSnapshotJSON(t, w)
 			if twin != nil && w.frac == 0 {
 				if a, b := w.Snapshot(), twin.Snapshot(); !snapshotsEqual(a, b) {
 					t.Fatalf("op %d (%d,%d): the restored twin went on differently", i/2, prog[i], prog[i+1])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reconcile-demo/reconcile-demo/engine/pipeline/apiserver"
 	"github.com/reconcile-demo/reconcile-demo/engine/workqueue"
+	"github.com/reconcile-demo/reconcile-demo/internal/jsonw"
 )
 
 // SnapshotVersion is the version of the snapshots this package writes and
@@ -526,4 +527,147 @@ func restoreRun(rs RunState, w *World, rv int64) (*run, error) {
 		return nil, bad("action or status")
 	}
 	return r, nil
+}
+
+// AppendSnapshotJSON appends Snapshot() as json.Marshal writes it, without
+// building it: the page's snapshot is written on every frame. (The fuzzer
+// and TestAppendSnapshotJSONAsMarshal hold the two to the same bytes.)
+func (w *World) AppendSnapshotJSON(b []byte) []byte {
+	b = jsonw.IntField(append(b, '{'), "v", SnapshotVersion)
+	b = jsonw.IntField(b, "now", ms(w.now))
+	b = w.settings.appendJSON(jsonw.Field(b, "settings"))
+	b = w.store.AppendSnapshotJSON(jsonw.Field(b, "store"))
+	external := false
+	for _, n := range AppNames {
+		if uid, ok := w.external[n]; ok {
+			if !external {
+				b, external = append(jsonw.Field(b, "external"), '['), true
+			}
+			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "name", n)
+			b = append(jsonw.IntField(b, "uid", uid), '}')
+		}
+	}
+	if external {
+		b = append(b, ']')
+	}
+	if c := w.ctrl; c != nil {
+		b = w.appendControllerJSON(jsonw.Field(b, "controller"), c)
+	}
+	report := false
+	for _, n := range AppNames {
+		r, ok := w.report[n]
+		if !ok {
+			continue
+		}
+		if !report {
+			b, report = append(jsonw.Field(b, "report"), '['), true
+		}
+		b = jsonw.StringField(append(jsonw.Comma(b), '{'), "name", r.Name)
+		b = jsonw.IntField(b, "at", ms(r.At))
+		b = jsonw.IntField(b, "worker", int64(r.Worker))
+		b = jsonw.IntField(b, "took", ms(r.Took))
+		b = appendObservedJSON(jsonw.Field(b, "observed"), r.Observed)
+		b = jsonw.StringField(b, "action", string(r.Action))
+		b = jsonw.OmitString(b, "reason", r.Reason)
+		b = jsonw.StringField(b, "requeue", string(r.Requeue))
+		b = jsonw.OmitInt(b, "requeueIn", ms(r.RequeueIn))
+		b = jsonw.StringField(b, "status", string(r.Status))
+		b = jsonw.StringField(b, "result", r.Result)
+		b = append(jsonw.IntField(b, "reconciles", r.Reconciles), '}')
+	}
+	if report {
+		b = append(b, ']')
+	}
+	return append(w.counters.appendJSON(jsonw.Field(b, "counters")), '}')
+}
+
+func (w *World) appendControllerJSON(b []byte, c *controller) []byte {
+	b = append(jsonw.Field(append(b, '{'), "cache"), '[')
+	var buf [PeekSize]apiserver.Object
+	for _, o := range w.appendPeekCache(buf[:0]) {
+		b = apiserver.AppendJSON(jsonw.Comma(b), o)
+	}
+	b = append(b, ']')
+	if len(c.inflight) > 0 {
+		b = append(jsonw.Field(b, "inflight"), '[')
+		for _, d := range c.inflight {
+			b = jsonw.IntField(append(jsonw.Comma(b), '{'), "in", ms(d.at-w.now))
+			b = jsonw.StringField(b, "type", string(d.ev.Type))
+			b = append(apiserver.AppendJSON(jsonw.Field(b, "object"), d.ev.Object), '}')
+		}
+		b = append(b, ']')
+	}
+	b = jsonw.IntField(b, "resyncIn", ms(c.nextResync-w.now))
+	q := c.queue.Snapshot()
+	b = q.AppendJSON(jsonw.Field(b, "queue"))
+	runs := false
+	for _, r := range c.workers {
+		if r == nil {
+			continue
+		}
+		if !runs {
+			b, runs = append(jsonw.Field(b, "runs"), '['), true
+		}
+		b = jsonw.IntField(append(jsonw.Comma(b), '{'), "worker", int64(r.worker))
+		b = jsonw.StringField(b, "name", r.name)
+		b = jsonw.IntField(b, "started", ms(r.started))
+		b = jsonw.StringField(b, "phase", string(r.phase))
+		b = jsonw.IntField(b, "due", ms(r.due-w.now))
+		b = jsonw.OmitInt(b, "priority", int64(r.priority))
+		b = appendObservedJSON(jsonw.Field(b, "observed"), r.obs)
+		b = apiserver.AppendJSON(jsonw.Field(b, "obj"), r.obj)
+		if r.hasChild {
+			b = apiserver.AppendJSON(jsonw.Field(b, "child"), r.child)
+		}
+		b = jsonw.OmitBool(b, "dependency", r.dependency)
+		b = jsonw.StringField(b, "action", string(r.action))
+		b = append(jsonw.StringField(b, "status", string(r.status)), '}')
+	}
+	if runs {
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendObservedJSON appends observedState(o) as json.Marshal writes it.
+func appendObservedJSON(b []byte, o Observed) []byte {
+	b = jsonw.IntField(append(b, '{'), "rv", o.ResourceVersion)
+	b = jsonw.IntField(b, "gen", o.Generation)
+	b = jsonw.IntField(b, "observedGen", o.ObservedGeneration)
+	b = jsonw.OmitBool(b, "deleting", o.Deleting)
+	b = jsonw.StringField(b, "child", string(o.Child))
+	return append(jsonw.OmitBool(b, "dependency", o.Dependency), '}')
+}
+
+// appendJSON appends s as json.Marshal writes it.
+func (s *Settings) appendJSON(b []byte) []byte {
+	b = jsonw.BoolField(append(b, '{'), "predicate", s.Predicate)
+	b = jsonw.StringField(b, "statusWrite", string(s.StatusWrite))
+	b = jsonw.StringField(b, "notReady", string(s.NotReady))
+	b = jsonw.IntField(b, "workers", int64(s.Workers))
+	b = jsonw.StringField(b, "statusFrom", string(s.StatusFrom))
+	b = jsonw.StringField(b, "childWrite", string(s.ChildWrite))
+	b = jsonw.StringField(b, "afterCreate", string(s.AfterCreate))
+	b = jsonw.BoolField(b, "slowObject", s.SlowObject)
+	b = jsonw.StringField(b, "periodic", string(s.Periodic))
+	b = jsonw.StringField(b, "queueKind", string(s.QueueKind))
+	return append(jsonw.OmitBool(b, "secretWatch", s.SecretWatch), '}')
+}
+
+// appendJSON appends c as json.Marshal writes it.
+func (c *Counters) appendJSON(b []byte) []byte {
+	b = jsonw.OmitInt(append(b, '{'), "success", c.ReconcileSuccess)
+	b = jsonw.OmitInt(b, "error", c.ReconcileError)
+	b = jsonw.OmitInt(b, "requeue", c.ReconcileRequeue)
+	b = jsonw.OmitInt(b, "requeueAfter", c.ReconcileRequeueAfter)
+	b = jsonw.OmitInt(b, "writes", c.Writes)
+	b = jsonw.OmitInt(b, "noopWrites", c.NoopWrites)
+	b = jsonw.OmitInt(b, "conflicts", c.Conflicts)
+	b = jsonw.OmitInt(b, "alreadyExists", c.AlreadyExists)
+	b = jsonw.OmitInt(b, "notFound", c.NotFound)
+	b = jsonw.OmitInt(b, "tooManyRequests", c.TooManyRequests)
+	b = jsonw.OmitInt(b, "externalCalls", c.ExternalCalls)
+	b = jsonw.OmitInt(b, "watchEvents", c.WatchEvents)
+	b = jsonw.OmitInt(b, "queueRetries", c.QueueRetries)
+	return append(jsonw.OmitInt(b, "queueAdds", c.QueueAdds), '}')
 }

@@ -293,3 +293,68 @@ func TestNewScenesHoldWhatTheirNamesSay(t *testing.T) {
 		t.Fatalf("child edited: %+v", r)
 	}
 }
+
+// checkSnapshotJSON fails t unless the hand-written snapshot is the bytes
+// json.Marshal writes of Snapshot().
+func checkSnapshotJSON(t *testing.T, w *World) {
+	t.Helper()
+	want, err := json.Marshal(w.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.AppendSnapshotJSON(nil); string(got) != string(want) {
+		t.Fatalf("AppendSnapshotJSON:\n%s\njson.Marshal:\n%s", got, want)
+	}
+}
+
+// TestAppendSnapshotJSONAsMarshal: every scene, and every scene a few
+// seconds on, is written by hand as json.Marshal writes its snapshot.
+func TestAppendSnapshotJSONAsMarshal(t *testing.T) {
+	for name, w := range scenes(t) {
+		t.Run(name, func(t *testing.T) {
+			checkSnapshotJSON(t, w)
+			for range 8 {
+				w.Advance(700 * time.Millisecond)
+				checkSnapshotJSON(t, w)
+			}
+		})
+	}
+}
+
+// TestSettingsAndCountersJSONHaveEveryField: a field added to Settings or
+// Counters and left out of their appendJSON fails here, whether or not a
+// scene sets it.
+func TestSettingsAndCountersJSONHaveEveryField(t *testing.T) {
+	check := func(v any, got []byte) {
+		t.Helper()
+		if want, _ := json.Marshal(v); string(got) != string(want) {
+			t.Errorf("%T: appendJSON\n%s\njson.Marshal\n%s", v, got, want)
+		}
+	}
+	var s Settings
+	var c Counters
+	check(s, s.appendJSON(nil))
+	check(c, c.appendJSON(nil))
+	fill(reflect.ValueOf(&s).Elem())
+	fill(reflect.ValueOf(&c).Elem())
+	check(s, s.appendJSON(nil))
+	check(c, c.appendJSON(nil))
+}
+
+// fill sets every field of struct v to a value other than its zero, each
+// field's its own (a string field holds its name).
+func fill(v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.String:
+			f.SetString(v.Type().Field(i).Name)
+		default:
+			panic("fill: a field of kind " + f.Kind().String())
+		}
+	}
+}

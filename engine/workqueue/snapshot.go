@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reconcile-demo/reconcile-demo/internal/jsonw"
 )
 
 // Bounds a restored queue must keep.
@@ -340,4 +342,51 @@ func (s Snapshot) AsPriority() (Snapshot, bool) {
 		out.Items = append(out.Items, ItemState{Key: w.Key})
 	}
 	return out, true
+}
+
+// AppendJSON appends s as json.Marshal writes it.
+func (s *Snapshot) AppendJSON(b []byte) []byte {
+	b = jsonw.OmitBool(append(b, '{'), "priority", s.Priority)
+	if len(s.Ready) > 0 {
+		b = append(jsonw.Field(b, "ready"), '[')
+		for _, k := range s.Ready {
+			b = jsonw.String(jsonw.Comma(b), k)
+		}
+		b = append(b, ']')
+	}
+	if len(s.Processing) > 0 {
+		b = append(jsonw.Field(b, "processing"), '[')
+		for _, p := range s.Processing {
+			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", p.Key)
+			b = append(jsonw.OmitBool(b, "dirty", p.Dirty), '}')
+		}
+		b = append(b, ']')
+	}
+	if len(s.Waiting) > 0 {
+		b = append(jsonw.Field(b, "waiting"), '[')
+		for _, w := range s.Waiting {
+			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", w.Key)
+			b = append(jsonw.IntField(b, "dueMs", w.DueMs), '}')
+		}
+		b = append(b, ']')
+	}
+	if len(s.Items) > 0 {
+		b = append(jsonw.Field(b, "items"), '[')
+		for _, it := range s.Items {
+			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", it.Key)
+			b = append(jsonw.OmitInt(b, "priority", int64(it.Priority)), '}')
+		}
+		b = append(b, ']')
+	}
+	if len(s.Failures) > 0 {
+		b = append(jsonw.Field(b, "failures"), '[')
+		for _, f := range s.Failures {
+			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", f.Key)
+			b = append(jsonw.IntField(b, "n", int64(f.N)), '}')
+		}
+		b = append(b, ']')
+	}
+	b = jsonw.OmitInt(b, "bucketMs", s.BucketMs)
+	b = jsonw.OmitInt(b, "retries", s.Retries)
+	return append(jsonw.OmitInt(b, "adds", s.Adds), '}')
 }

@@ -291,3 +291,24 @@ func TestAsPriority(t *testing.T) {
 		t.Fatal("converted a key both ready and waiting")
 	}
 }
+
+// TestSnapshotAppendJSONAsMarshal: busy queues of both kinds, an empty one
+// and a forged one with a key that needs escaping are written by hand as
+// json.Marshal writes them.
+func TestSnapshotAppendJSONAsMarshal(t *testing.T) {
+	for name, s := range map[string]Snapshot{
+		"classic":  busy(t).Snapshot(),
+		"priority": busyPriority(t).Snapshot(),
+		"empty":    New().Snapshot(),
+		"escaped": {Priority: true, Ready: []string{`a"<b>`}, Items: []ItemState{{Key: "x", Priority: -1}, {Key: "y"}},
+			Processing: []ProcessingState{{Key: "p"}}},
+	} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("%s: AppendJSON\n%s\njson.Marshal\n%s", name, got, want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/reconcile-demo/reconcile-demo/internal/jsonw"
 )
 
 // Snapshot is the store in plain, JSON-ready form. Times are absolute
@@ -221,4 +223,62 @@ func Restore(snap Snapshot, now time.Duration) (*Store, error) {
 		prev = &o
 	}
 	return s, nil
+}
+
+// AppendJSON appends Encode(o) as json.Marshal writes it, without building
+// it: a snapshot is written on every frame.
+func AppendJSON(b []byte, o Object) []byte {
+	b = jsonw.StringField(append(b, '{'), "kind", o.Kind)
+	b = jsonw.StringField(b, "name", o.Name)
+	b = jsonw.IntField(b, "uid", o.UID)
+	b = jsonw.IntField(b, "rv", o.ResourceVersion)
+	b = jsonw.OmitInt(b, "gen", o.Generation)
+	if o.DeletionTimestamp.Set {
+		b = jsonw.IntField(b, "deletionTimestamp", msOf(o.DeletionTimestamp.At))
+	}
+	if len(o.Finalizers) > 0 {
+		b = append(jsonw.Field(b, "finalizers"), '[')
+		for _, f := range o.Finalizers {
+			b = jsonw.String(jsonw.Comma(b), f)
+		}
+		b = append(b, ']')
+	}
+	if o.Owner != (OwnerRef{}) {
+		b = jsonw.StringField(append(jsonw.Field(b, "owner"), '{'), "kind", o.Owner.Kind)
+		b = jsonw.StringField(b, "name", o.Owner.Name)
+		b = append(jsonw.IntField(b, "uid", o.Owner.UID), '}')
+	}
+	switch o.Kind {
+	case KindApp:
+		b = append(jsonw.StringField(append(jsonw.Field(b, "spec"), '{'), "logLevel", o.Spec.LogLevel), '}')
+		b = jsonw.IntField(append(jsonw.Field(b, "status"), '{'), "observedGeneration", o.Status.ObservedGeneration)
+		if len(o.Status.Conditions) > 0 {
+			b = append(jsonw.Field(b, "conditions"), '[')
+			for _, c := range o.Status.Conditions {
+				b = jsonw.StringField(append(jsonw.Comma(b), '{'), "type", c.Type)
+				b = jsonw.StringField(b, "status", c.Status)
+				b = jsonw.StringField(b, "reason", c.Reason)
+				b = append(jsonw.IntField(b, "lastTransitionTime", msOf(c.LastTransitionTime)), '}')
+			}
+			b = append(b, ']')
+		}
+		if t := o.Status.LastReconcileTime; t.Set {
+			b = jsonw.IntField(b, "lastReconcileTime", msOf(t.At))
+		}
+		b = append(b, '}')
+	case KindConfigMap:
+		b = append(jsonw.StringField(append(jsonw.Field(b, "data"), '{'), "logLevel", o.Data.LogLevel), '}')
+	}
+	return append(b, '}')
+}
+
+// AppendSnapshotJSON appends Snapshot() as json.Marshal writes it, without
+// building it.
+func (s *Store) AppendSnapshotJSON(b []byte) []byte {
+	b = append(jsonw.Field(jsonw.IntField(append(b, '{'), "rv", s.rv), "objects"), '[')
+	var buf [8]Object
+	for _, o := range s.AppendPeek(buf[:0]) {
+		b = AppendJSON(jsonw.Comma(b), o)
+	}
+	return append(b, ']', '}')
 }
