@@ -164,7 +164,8 @@ func (d *Demo) workersKey() uint64 {
 	w := d.World()
 	k := demo.Mix(demo.B(w.ControllerOn()), demo.I(w.Settings().Workers))
 	now := d.Now()
-	for _, v := range w.Workers() {
+	var buf [engine.MaxWorkers]engine.WorkerView
+	for _, v := range w.AppendWorkers(buf[:0]) {
 		if v.Busy {
 			v.DueIn += now // the countdown's end, not its text
 		}

@@ -229,13 +229,14 @@ func (d *Demo) trapKey(t engine.Trap) uint64 {
 func trapParts() []demo.Part {
 	var ps []demo.Part
 	for _, t := range engine.Traps() {
+		fill := func(d *Demo, v viewer, p *Props) {
+			w := d.World()
+			var objs [engine.PeekSize]apiserver.Object
+			in := trapInOf(w.AppendPeekObjects(objs[:0]))
+			*p = Props{Lang: v.lang, ReadOnly: v.readOnly, Trap: trapOne(v.lang, w, t, w.Metrics(), &in)}
+		}
 		ps = append(ps, frag(trapID(t), func(d *Demo) uint64 { return d.trapKey(t) }, func(d *Demo, v demo.View) templ.Component {
-			return panel(trapItem, func(p *Props) {
-				w := d.World()
-				var objs [engine.PeekSize]apiserver.Object
-				in := trapInOf(w.AppendPeekObjects(objs[:0]))
-				*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Trap: trapOne(v.Lang, w, t, w.Metrics(), &in)}
-			})
+			return panel(trapItem, fill, d, v)
 		}))
 	}
 	return ps

@@ -267,81 +267,104 @@ type RowProps struct {
 // for a viewer (a room's follower sees every button disabled), as it is
 // rendered (panel).
 
-// panel renders comp with the props fill writes, in a Props from propsPool
-// given back once it is written: a fragment's Props is large, and each
-// frame made one for each fragment it rendered only to drop it.
-func panel(comp func(*Props) templ.Component, fill func(p *Props)) templ.Component {
-	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		p := propsPool.Get().(*Props)
-		fill(p)
-		err := comp(p).Render(ctx, w)
-		*p = Props{}
-		propsPool.Put(p)
-		return err
-	})
+// panel renders comp with the props fill writes for d and viewer v, in a
+// Props from propsPool given back once it is written: a fragment's Props is
+// large, and each frame made one for each fragment it rendered only to drop
+// it. fill is a plain function, not a closure over the frame's view: a
+// fragment rendered costs one small component, nothing more.
+func panel(comp func(*Props) templ.Component, fill func(d *Demo, v viewer, p *Props), d *Demo, v demo.View) templ.Component {
+	return &panelComp{comp: comp, fill: fill, d: d, v: viewer{lang: v.Lang, readOnly: readOnly(v)}}
+}
+
+// viewer is what of a frame's view a fragment's props read.
+type viewer struct {
+	lang     ui.Lang
+	readOnly bool // a room's follower: every button disabled
+}
+
+type panelComp struct {
+	comp func(*Props) templ.Component
+	fill func(d *Demo, v viewer, p *Props)
+	d    *Demo
+	v    viewer
+}
+
+func (c *panelComp) Render(ctx context.Context, w io.Writer) error {
+	p := propsPool.Get().(*Props)
+	c.fill(c.d, c.v, p)
+	err := c.comp(p).Render(ctx, w)
+	*p = Props{}
+	propsPool.Put(p)
+	return err
 }
 
 var propsPool = sync.Pool{New: func() any { return new(Props) }}
 
 func (d *Demo) metricsFrag(v demo.View) templ.Component {
-	return panel(metricsStrip, func(p *Props) {
-		*p = Props{Lang: v.Lang, Metrics: metricsProps(d.World().Metrics())}
-	})
+	return panel(metricsStrip, fillMetrics, d, v)
 }
 
-func (d *Demo) apiFrag(v demo.View) templ.Component {
-	return panel(apiLane, func(p *Props) {
-		w := d.World()
-		var objs [engine.PeekSize]apiserver.Object
-		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), API: apiProps(w, w.AppendPeekObjects(objs[:0]))}
-	})
+func fillMetrics(d *Demo, v viewer, p *Props) {
+	*p = Props{Lang: v.lang, Metrics: metricsProps(d.World().Metrics())}
 }
 
-func (d *Demo) cacheFrag(v demo.View) templ.Component {
-	return panel(cacheLane, func(p *Props) {
-		w := d.World()
-		*p = Props{Lang: v.Lang, On: w.ControllerOn(), Cache: cacheProps(v.Lang, w, d.Now())}
-	})
+func (d *Demo) apiFrag(v demo.View) templ.Component { return panel(apiLane, fillAPI, d, v) }
+
+func fillAPI(d *Demo, v viewer, p *Props) {
+	w := d.World()
+	var objs [engine.PeekSize]apiserver.Object
+	*p = Props{Lang: v.lang, ReadOnly: v.readOnly, API: apiProps(w, w.AppendPeekObjects(objs[:0]))}
 }
 
-func (d *Demo) queueFrag(v demo.View) templ.Component {
-	return panel(queueLane, func(p *Props) {
-		w := d.World()
-		*p = Props{Lang: v.Lang, On: w.ControllerOn(), Queue: queueProps(v.Lang, w, w.Metrics().WorkqueueDepth, d.Now())}
-	})
+func (d *Demo) cacheFrag(v demo.View) templ.Component { return panel(cacheLane, fillCache, d, v) }
+
+func fillCache(d *Demo, v viewer, p *Props) {
+	w := d.World()
+	*p = Props{Lang: v.lang, On: w.ControllerOn(), Cache: cacheProps(v.lang, w, d.Now())}
+}
+
+func (d *Demo) queueFrag(v demo.View) templ.Component { return panel(queueLane, fillQueue, d, v) }
+
+func fillQueue(d *Demo, v viewer, p *Props) {
+	w := d.World()
+	*p = Props{Lang: v.lang, On: w.ControllerOn(), Queue: queueProps(v.lang, w, w.Metrics().WorkqueueDepth, d.Now())}
 }
 
 func (d *Demo) limiterFrag(v demo.View) templ.Component {
-	return panel(limiterPanel, func(p *Props) {
-		*p = Props{Lang: v.Lang, Limiter: limiterProps(d.World().RateLimiter())}
-	})
+	return panel(limiterPanel, fillLimiter, d, v)
 }
 
-func (d *Demo) workersFrag(v demo.View) templ.Component {
-	return panel(workersLane, func(p *Props) {
-		w := d.World()
-		*p = Props{Lang: v.Lang, On: w.ControllerOn(), Settings: SettingsProps{Workers: w.Settings().Workers},
-			Workers: workerProps(v.Lang, w, d.Now())}
-	})
+func fillLimiter(d *Demo, v viewer, p *Props) {
+	*p = Props{Lang: v.lang, Limiter: limiterProps(d.World().RateLimiter())}
 }
 
-func (d *Demo) writesFrag(v demo.View) templ.Component {
-	return panel(writesLane, func(p *Props) {
-		var buf [writeLines]engine.Event
-		*p = Props{Lang: v.Lang, Writes: writeProps(v.Lang, appendNewest(buf[:0], d.World(), writeLines, isWrite))}
-	})
+func (d *Demo) workersFrag(v demo.View) templ.Component { return panel(workersLane, fillWorkers, d, v) }
+
+func fillWorkers(d *Demo, v viewer, p *Props) {
+	w := d.World()
+	*p = Props{Lang: v.lang, On: w.ControllerOn(), Settings: SettingsProps{Workers: w.Settings().Workers},
+		Workers: workerProps(v.lang, w, d.Now())}
+}
+
+func (d *Demo) writesFrag(v demo.View) templ.Component { return panel(writesLane, fillWrites, d, v) }
+
+func fillWrites(d *Demo, v viewer, p *Props) {
+	var buf [writeLines]engine.Event
+	*p = Props{Lang: v.lang, Writes: writeProps(v.lang, appendNewest(buf[:0], d.World(), writeLines, isWrite))}
 }
 
 func (d *Demo) settingsFrag(v demo.View) templ.Component {
-	return panel(settingsPanel, func(p *Props) {
-		*p = Props{Lang: v.Lang, ReadOnly: readOnly(v), Settings: settingsProps(d.World())}
-	})
+	return panel(settingsPanel, fillSettings, d, v)
 }
 
-func (d *Demo) reportFrag(v demo.View) templ.Component {
-	return panel(reportPanel, func(p *Props) {
-		*p = Props{Lang: v.Lang, Report: reportProps(v.Lang, d.World().Report())}
-	})
+func fillSettings(d *Demo, v viewer, p *Props) {
+	*p = Props{Lang: v.lang, ReadOnly: v.readOnly, Settings: settingsProps(d.World())}
+}
+
+func (d *Demo) reportFrag(v demo.View) templ.Component { return panel(reportPanel, fillReport, d, v) }
+
+func fillReport(d *Demo, v viewer, p *Props) {
+	*p = Props{Lang: v.lang, Report: reportProps(v.lang, d.World().Report())}
 }
 
 // logItems appends the identity of each line logNewest lists, oldest
@@ -583,7 +606,8 @@ func limiterProps(r engine.RateLimiter) LimiterProps {
 
 func workerProps(l ui.Lang, w *engine.World, now time.Duration) []WorkerProps {
 	var out []WorkerProps
-	for _, v := range w.Workers() {
+	var buf [engine.MaxWorkers]engine.WorkerView
+	for _, v := range w.AppendWorkers(buf[:0]) {
 		p := WorkerProps{N: v.Worker, Busy: v.Busy}
 		if v.Busy {
 			p.Key, p.Phase, p.Started = v.Key, v.Phase, ui.ClockText(v.Started)

@@ -179,20 +179,24 @@ type WorkerView struct {
 
 // Workers returns each worker (MaxConcurrentReconciles of them); nil while
 // the controller is off.
-func (w *World) Workers() []WorkerView {
+func (w *World) Workers() []WorkerView { return w.AppendWorkers(nil) }
+
+// AppendWorkers appends Workers to dst: a page reads them twice a frame,
+// into arrays of MaxWorkers on its stack.
+func (w *World) AppendWorkers(dst []WorkerView) []WorkerView {
 	c := w.ctrl
 	if c == nil {
-		return nil
+		return dst
 	}
-	out := make([]WorkerView, len(c.workers))
 	for i, r := range c.workers {
-		out[i] = WorkerView{Worker: i + 1}
+		v := WorkerView{Worker: i + 1}
 		if r != nil {
-			out[i] = WorkerView{Worker: r.worker, Busy: true, Key: r.key, Phase: string(r.phase), Started: r.started,
+			v = WorkerView{Worker: r.worker, Busy: true, Key: r.key, Phase: string(r.phase), Started: r.started,
 				DueIn: max(r.due-w.now-w.frac, 0), Observed: r.obs, Action: r.action, Priority: r.priority}
 		}
+		dst = append(dst, v)
 	}
-	return out
+	return dst
 }
 
 // ExternalRecord is one record of the external system.
