@@ -302,10 +302,10 @@ func (r *reader) bytes(max uint64) []byte {
 // wire writes an entry as the message Decode reads.
 func (e Entry) wire(k *Kind) []byte {
 	act, _ := k.action(e.Action)
-	raw := make(map[string]json.RawMessage, len(e.Args))
+	var raw Message
 	for i, a := range e.Args {
 		if a != nil && i < len(act.Fields) {
-			raw[act.Fields[i]] = a
+			raw.fields = append(raw.fields, field{key: act.Fields[i], val: a})
 		}
 	}
 	return wireOf(e.Action, act.Fields, raw)

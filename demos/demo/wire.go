@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -90,12 +92,12 @@ var (
 		return err
 	}}
 	restore = Action{Fields: []string{"snapshot", "moment"}, Read: func(m Message, c *Command) (err error) {
-		v, ok := m.fields["snapshot"]
+		v, ok := m.get("snapshot")
 		if !ok || !isObject(v) {
 			return wrongField("snapshot")
 		}
-		c.Snapshot = v
-		if _, ok := m.fields["moment"]; ok {
+		c.Snapshot = bytes.Clone(v) // the message's buffer is the socket's
+		if _, ok := m.get("moment"); ok {
 			c.Moment, err = m.moment("moment")
 		}
 		return err
@@ -106,7 +108,7 @@ var (
 	timeline = Action{Fields: []string{"at", "moment"}, Read: func(m Message, c *Command) (err error) {
 		n, err := m.Int("at", 0, int(sim.MaxSnapshotNow))
 		c.At = int64(n)
-		if _, ok := m.fields["moment"]; ok && err == nil {
+		if _, ok := m.get("moment"); ok && err == nil {
 			c.Moment, err = m.moment("moment") // a follower's: the room's timeline
 		}
 		return err
@@ -167,10 +169,10 @@ const (
 // roomClaim reads {"code": …, "secret": …} into Name and Secret.
 var roomClaim = Action{Fields: []string{"code", "secret"}, Read: func(m Message, c *Command) error {
 	var code, secret string
-	if json.Unmarshal(m.fields["code"], &code) != nil || len(code) != RoomCodeLen || !only(code, isCodeChar) {
+	if unquote(m.value("code"), &code) != nil || len(code) != RoomCodeLen || !only(code, isCodeChar) {
 		return wrongField("code")
 	}
-	if json.Unmarshal(m.fields["secret"], &secret) != nil || len(secret) != RoomSecretLen || !only(secret, isSecretChar) {
+	if unquote(m.value("secret"), &secret) != nil || len(secret) != RoomSecretLen || !only(secret, isSecretChar) {
 		return wrongField("secret")
 	}
 	c.Name, c.Secret = code, secret
@@ -195,9 +197,32 @@ func only(s string, ok func(byte) bool) bool {
 // MaxNameLen bounds a name in a message.
 const MaxNameLen = 40
 
-// Message is one action message's fields, as htmx-ext-ws sends them.
+// Message is one action message's fields, as htmx-ext-ws sends them, in
+// the message's order; a field sent twice is read as its last, as
+// json.Unmarshal into a map reads it.
 type Message struct {
-	fields map[string]json.RawMessage
+	fields []field
+}
+
+type field struct {
+	key string
+	val json.RawMessage // the value's bytes, without the space around it
+}
+
+// get returns field key's value.
+func (m Message) get(key string) (json.RawMessage, bool) {
+	for i := len(m.fields) - 1; i >= 0; i-- {
+		if m.fields[i].key == key {
+			return m.fields[i].val, true
+		}
+	}
+	return nil, false
+}
+
+// value returns field key's value, nil if absent.
+func (m Message) value(key string) json.RawMessage {
+	v, _ := m.get(key)
+	return v
 }
 
 // Decode decodes and validates one text message from the browser for a demo
@@ -206,15 +231,17 @@ type Message struct {
 // demo's question. It never returns a command with Reject set and other
 // fields.
 func Decode(k *Kind, msg []byte) Command {
-	var raw map[string]json.RawMessage
-	// One JSON object and nothing after it: Unmarshal refuses a second
-	// value, as a Decoder's More did, without a Decoder's buffers.
-	if err := json.Unmarshal(msg, &raw); err != nil || raw == nil {
+	m, ok := readMessage(msg)
+	if !ok {
 		return refused(Refuse(ReasonMalformed, "err.decode"))
 	}
+	return decode(k, m)
+}
+
+func decode(k *Kind, raw Message) Command {
 	var name string
-	if err := json.Unmarshal(raw["action"], &name); err != nil || name == "" {
-		if _, ok := raw["action"]; !ok {
+	if err := unquote(raw.value("action"), &name); err != nil || name == "" {
+		if _, ok := raw.get("action"); !ok {
 			return refused(Refuse(ReasonUnknownAction, "err.action", "(none)"))
 		}
 		return refused(wrongField("action"))
@@ -223,7 +250,8 @@ func Decode(k *Kind, msg []byte) Command {
 	if !ok {
 		return refused(Refuse(ReasonUnknownAction, "err.action", strconv.Quote(Clip(name))))
 	}
-	for key, v := range raw {
+	for _, f := range raw.fields {
+		key, v := f.key, f.val
 		switch {
 		case key == "action":
 		case key == "HEADERS":
@@ -236,7 +264,7 @@ func Decode(k *Kind, msg []byte) Command {
 	}
 	c := Command{Action: name}
 	if act.Read != nil {
-		if err := act.Read(Message{fields: raw}, &c); err != nil {
+		if err := act.Read(raw, &c); err != nil {
 			var r *Rejection
 			if errors.As(err, &r) {
 				return refused(r)
@@ -251,10 +279,10 @@ func Decode(k *Kind, msg []byte) Command {
 }
 
 // argsOf returns an action's fields, compacted, in the order it lists them.
-func argsOf(fields []string, raw map[string]json.RawMessage) []json.RawMessage {
+func argsOf(fields []string, raw Message) []json.RawMessage {
 	args := make([]json.RawMessage, len(fields))
 	for i, f := range fields {
-		if v, ok := raw[f]; ok {
+		if v, ok := raw.get(f); ok {
 			var c bytes.Buffer
 			if json.Compact(&c, v) == nil {
 				args[i] = c.Bytes()
@@ -266,12 +294,12 @@ func argsOf(fields []string, raw map[string]json.RawMessage) []json.RawMessage {
 
 // wireOf writes an action message: the action, then its fields in the
 // order the action lists them.
-func wireOf(name string, fields []string, raw map[string]json.RawMessage) []byte {
+func wireOf(name string, fields []string, raw Message) []byte {
 	b := make([]byte, 0, 32)
 	b = append(b, `{"action":`...)
 	b = strconv.AppendQuote(b, name)
 	for _, f := range fields {
-		v, ok := raw[f]
+		v, ok := raw.get(f)
 		if !ok {
 			continue
 		}
@@ -327,7 +355,7 @@ func (k *Kind) action(name string) (Action, bool) {
 // says is checked when it is read (Kind.DecodeMoment).
 func (m Message) moment(key string) (string, error) {
 	var s string
-	if err := json.Unmarshal(m.fields[key], &s); err != nil || s == "" || len(s) > MaxMomentLen {
+	if err := unquote(m.value(key), &s); err != nil || s == "" || len(s) > MaxMomentLen {
 		return "", wrongField(key)
 	}
 	for i := 0; i < len(s); i++ {
@@ -389,7 +417,7 @@ func isObject(v json.RawMessage) bool {
 // Name reads a non-empty string of at most MaxNameLen bytes.
 func (m Message) Name(key string) (string, error) {
 	var s string
-	if err := json.Unmarshal(m.fields[key], &s); err != nil || s == "" || len(s) > MaxNameLen {
+	if err := unquote(m.value(key), &s); err != nil || s == "" || len(s) > MaxNameLen {
 		return "", wrongField(key)
 	}
 	return s, nil
@@ -398,12 +426,12 @@ func (m Message) Name(key string) (string, error) {
 // Int reads an integer sent as a JSON number or, as form values are, a
 // string of digits, and checks it against [lo, hi].
 func (m Message) Int(key string, lo, hi int) (int, error) {
-	v, ok := m.fields[key]
+	v, ok := m.get(key)
 	if !ok {
 		return 0, wrongField(key)
 	}
 	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
+	if err := unquote(v, &s); err != nil {
 		s = string(bytes.TrimSpace(v))
 	}
 	if len(s) > 20 {
@@ -430,11 +458,11 @@ func (m Message) Int(key string, lo, hi int) (int, error) {
 // json would leave as false) is refused.
 func (m Message) Bool(key string) (bool, error) {
 	var b bool
-	if v := bytes.TrimSpace(m.fields[key]); len(v) > 0 && !bytes.Equal(v, []byte("null")) && json.Unmarshal(v, &b) == nil {
+	if v := bytes.TrimSpace(m.value(key)); len(v) > 0 && !bytes.Equal(v, []byte("null")) && json.Unmarshal(v, &b) == nil {
 		return b, nil
 	}
 	var s string
-	if err := json.Unmarshal(m.fields[key], &s); err == nil && (s == "true" || s == "false") {
+	if err := unquote(m.value(key), &s); err == nil && (s == "true" || s == "false") {
 		return s == "true", nil
 	}
 	return false, wrongField(key)
@@ -442,9 +470,9 @@ func (m Message) Bool(key string) (bool, error) {
 
 // Speed reads "0.5", "1" or "2", as a string or a number.
 func (m Message) Speed(key string) (sim.Speed, error) {
-	raw := m.fields[key]
+	raw := m.value(key)
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if err := unquote(raw, &s); err != nil {
 		var f float64
 		if err := json.Unmarshal(raw, &f); err != nil {
 			return 0, wrongField(key)
@@ -461,11 +489,143 @@ func (m Message) Speed(key string) (sim.Speed, error) {
 // Choice reads a string that must be one of options.
 func (m Message) Choice(key string, options ...string) (string, error) {
 	var s string
-	if err := json.Unmarshal(m.fields[key], &s); err != nil {
+	if err := unquote(m.value(key), &s); err != nil {
 		return "", wrongField(key)
 	}
 	if !contains(options, s) {
 		return "", Refuse(ReasonOutOfRange, "err.field", key)
 	}
 	return s, nil
+}
+
+// readMessage reads one JSON object and nothing after it into its fields.
+// A message json.Valid passes is split by hand (readObject): a message is
+// a small object of short strings and numbers, and json.Unmarshal into a
+// map made a map and a copy of every value. Anything else (a key with an
+// escape or a byte outside ASCII, which json.Unmarshal rewrites) is read by
+// json.Unmarshal, as every message once was; not an object, or invalid, is
+// not a message.
+func readMessage(msg []byte) (Message, bool) {
+	if !json.Valid(msg) {
+		return Message{}, false
+	}
+	if m, ok := readObject(msg); ok {
+		return m, true
+	}
+	return unmarshalMessage(msg)
+}
+
+// unmarshalMessage reads msg as json.Unmarshal into a map does; its fields
+// come in key order.
+func unmarshalMessage(msg []byte) (Message, bool) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &raw); err != nil || raw == nil {
+		return Message{}, false
+	}
+	m := Message{fields: make([]field, 0, len(raw))}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		m.fields = append(m.fields, field{key: k, val: raw[k]})
+	}
+	return m, true
+}
+
+// readObject splits valid JSON that is an object into its fields, each
+// value the bytes of msg it spans. It reports false for anything else, and
+// for a key it would have to unescape.
+func readObject(msg []byte) (Message, bool) {
+	i := skipSpace(msg, 0)
+	if i == len(msg) || msg[i] != '{' {
+		return Message{}, false
+	}
+	m := Message{fields: make([]field, 0, 4)}
+	i = skipSpace(msg, i+1)
+	if msg[i] == '}' {
+		return m, true
+	}
+	for {
+		// A key: valid JSON has its closing quote; one with an escape or
+		// a byte outside ASCII is json.Unmarshal's to read.
+		start := i + 1
+		end := start
+		for ; msg[end] != '"'; end++ {
+			if c := msg[end]; c == '\\' || c >= utf8.RuneSelf {
+				return Message{}, false
+			}
+		}
+		i = skipSpace(msg, skipSpace(msg, end+1)+1) // past the colon
+		v := i
+		i = skipValue(msg, i)
+		m.fields = append(m.fields, field{key: string(msg[start:end]), val: msg[v:i]})
+		i = skipSpace(msg, i)
+		if msg[i] == '}' {
+			return m, true
+		}
+		i = skipSpace(msg, i+1) // past the comma, at the next key
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	for ; i < len(b); i++ { // a number, true, false or null
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the end of the valid JSON string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+// unquote reads a JSON string into s. One of printable ASCII without
+// escapes (a name, a number sent as a form value, a code) is its bytes;
+// anything else is json.Unmarshal's, which unescapes and mends.
+func unquote(v json.RawMessage, s *string) error {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		plain := true
+		for _, c := range v[1 : len(v)-1] {
+			if c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == '"' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			*s = string(v[1 : len(v)-1])
+			return nil
+		}
+	}
+	return json.Unmarshal(v, s)
 }
