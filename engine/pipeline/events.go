@@ -97,7 +97,9 @@ const (
 // ring stores an index for each, and a full ring of EventLogSize events
 // takes about 8 KB instead of 21 (every session of the demo holds one).
 type eventLog struct {
-	ring  []record
+	ring []record
+	// odd holds, by their slot in ring, the events that do not pack.
+	odd   map[int]Event
 	start int
 	seq   int64
 	size  int
@@ -105,14 +107,17 @@ type eventLog struct {
 
 // record is one Event in the ring: its strings as indices into vocabulary.
 // An event that does not fit (a string outside the vocabulary, a worker
-// beyond int32) is kept whole in full instead; none does today.
+// beyond int32) is kept whole in the log's odd instead; none does today.
+// A record holds no pointer, so the collector never scans the ring: the
+// largest part of a busy session's heap, marked on every cycle, it made
+// the collections of a loaded server longer.
 type record struct {
 	seq, rv, n int64
 	at, delay  time.Duration
 	worker     int32
 	priority   int32
 	words      [8]uint8 // Kind, Actor, Verb, Res, Name, Key, Outcome, Reason
-	full       *Event
+	odd        bool     // the event is in the log's odd, at this slot
 }
 
 // vocabulary is every string an Event field takes, "" first. It is built
@@ -150,23 +155,25 @@ var vocabularyIndex = func() map[string]uint8 {
 	return m
 }()
 
-func pack(e Event) record {
+// pack packs e, or reports that it does not fit a record.
+func pack(e Event) (record, bool) {
 	r := record{seq: e.Seq, rv: e.RV, n: int64(e.N), at: e.At, delay: e.Delay, worker: int32(e.Worker),
 		priority: int32(e.Priority)}
 	for i, s := range [8]string{e.Kind, e.Actor, e.Verb, e.Res, e.Name, e.Key, e.Outcome, e.Reason} {
 		x, ok := vocabularyIndex[s]
 		if !ok || int(r.worker) != e.Worker || int(r.priority) != e.Priority {
-			full := e // a copy, so that e itself stays off the heap for the packed many
-			return record{full: &full}
+			return record{seq: e.Seq, odd: true}, false
 		}
 		r.words[i] = x
 	}
-	return r
+	return r, true
 }
 
-func (r record) event() Event {
-	if r.full != nil {
-		return *r.full
+// event returns the event in ring slot i.
+func (l *eventLog) event(i int) Event {
+	r := &l.ring[i]
+	if r.odd {
+		return l.odd[i]
 	}
 	w := func(i int) string { return vocabulary[r.words[i]] }
 	return Event{Seq: r.seq, At: r.at, Kind: w(0), Actor: w(1), Worker: int(r.worker), Verb: w(2), Res: w(3),
@@ -176,18 +183,29 @@ func (r record) event() Event {
 func (l *eventLog) add(e Event) {
 	l.seq = min(l.seq+1, MaxCounter)
 	e.Seq = l.seq
-	if len(l.ring) < l.size {
-		l.ring = append(l.ring, pack(e))
-		return
+	slot := len(l.ring)
+	if slot < l.size {
+		l.ring = append(l.ring, record{})
+	} else {
+		slot, l.start = l.start, (l.start+1)%l.size
 	}
-	l.ring[l.start] = pack(e)
-	l.start = (l.start + 1) % l.size
+	r, ok := pack(e)
+	switch {
+	case !ok:
+		if l.odd == nil {
+			l.odd = map[int]Event{}
+		}
+		l.odd[slot] = e
+	case l.ring[slot].odd:
+		delete(l.odd, slot)
+	}
+	l.ring[slot] = r
 }
 
 func (l *eventLog) list() []Event {
 	out := make([]Event, 0, len(l.ring))
 	for i := range l.ring {
-		out = append(out, l.ring[(l.start+i)%len(l.ring)].event())
+		out = append(out, l.event((l.start+i)%len(l.ring)))
 	}
 	return out
 }
@@ -207,12 +225,11 @@ func (w *World) NewestKinds() iter.Seq2[int64, string] {
 	return func(yield func(int64, string) bool) {
 		l := &w.log
 		for i := len(l.ring) - 1; i >= 0; i-- {
-			r := &l.ring[(l.start+i)%len(l.ring)]
-			seq, kind := r.seq, ""
-			if r.full != nil {
-				seq, kind = r.full.Seq, r.full.Kind
-			} else {
-				kind = vocabulary[r.words[0]]
+			j := (l.start + i) % len(l.ring)
+			r := &l.ring[j]
+			seq, kind := r.seq, vocabulary[r.words[0]]
+			if r.odd {
+				kind = l.odd[j].Kind
 			}
 			if !yield(seq, kind) {
 				return
@@ -238,7 +255,7 @@ func (w *World) NewestEvents() iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		l := &w.log
 		for i := len(l.ring) - 1; i >= 0; i-- {
-			if !yield(l.ring[(l.start+i)%len(l.ring)].event()) {
+			if !yield(l.event((l.start + i) % len(l.ring))) {
 				return
 			}
 		}
