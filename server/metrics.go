@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -20,6 +21,7 @@ type metrics struct {
 	framesSent      prometheus.Counter
 	framesCoalesced prometheus.Counter
 	actions         *prometheus.CounterVec
+	acted           atomic.Int64 // actions, all kinds: Server.Actions
 	rejected        *prometheus.CounterVec
 	reconciles      *prometheus.CounterVec
 	roomsOpen       prometheus.Gauge

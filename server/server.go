@@ -211,6 +211,9 @@ func (s *Server) Run(ctx context.Context) {
 	}
 }
 
+// Actions returns how many visitor actions the server has accepted.
+func (s *Server) Actions() int64 { return s.metrics.acted.Load() }
+
 // Draining reports whether the server has begun to drain.
 func (s *Server) Draining() bool { return s.draining.Load() }
 

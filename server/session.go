@@ -138,6 +138,7 @@ func (s *session) handle(c demo.Command, srv *Server) {
 		return
 	}
 	srv.metrics.actions.WithLabelValues(s.kind.Name, c.Action).Inc()
+	srv.metrics.acted.Add(1)
 	switch c.Action {
 	case "restore", demo.ActMoment:
 		s.restore(c, srv)
