@@ -347,45 +347,19 @@ func (s Snapshot) AsPriority() (Snapshot, bool) {
 // AppendJSON appends s as json.Marshal writes it.
 func (s *Snapshot) AppendJSON(b []byte) []byte {
 	b = jsonw.OmitBool(append(b, '{'), "priority", s.Priority)
-	if len(s.Ready) > 0 {
-		b = append(jsonw.Field(b, "ready"), '[')
-		for _, k := range s.Ready {
-			b = jsonw.String(jsonw.Comma(b), k)
-		}
-		b = append(b, ']')
-	}
-	if len(s.Processing) > 0 {
-		b = append(jsonw.Field(b, "processing"), '[')
-		for _, p := range s.Processing {
-			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", p.Key)
-			b = append(jsonw.OmitBool(b, "dirty", p.Dirty), '}')
-		}
-		b = append(b, ']')
-	}
-	if len(s.Waiting) > 0 {
-		b = append(jsonw.Field(b, "waiting"), '[')
-		for _, w := range s.Waiting {
-			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", w.Key)
-			b = append(jsonw.IntField(b, "dueMs", w.DueMs), '}')
-		}
-		b = append(b, ']')
-	}
-	if len(s.Items) > 0 {
-		b = append(jsonw.Field(b, "items"), '[')
-		for _, it := range s.Items {
-			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", it.Key)
-			b = append(jsonw.OmitInt(b, "priority", int64(it.Priority)), '}')
-		}
-		b = append(b, ']')
-	}
-	if len(s.Failures) > 0 {
-		b = append(jsonw.Field(b, "failures"), '[')
-		for _, f := range s.Failures {
-			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "key", f.Key)
-			b = append(jsonw.IntField(b, "n", int64(f.N)), '}')
-		}
-		b = append(b, ']')
-	}
+	b = jsonw.OmitArray(b, "ready", s.Ready, func(b []byte, k *string) []byte { return jsonw.String(b, *k) })
+	b = jsonw.OmitArray(b, "processing", s.Processing, func(b []byte, p *ProcessingState) []byte {
+		return append(jsonw.OmitBool(jsonw.StringField(append(b, '{'), "key", p.Key), "dirty", p.Dirty), '}')
+	})
+	b = jsonw.OmitArray(b, "waiting", s.Waiting, func(b []byte, w *WaitingState) []byte {
+		return append(jsonw.IntField(jsonw.StringField(append(b, '{'), "key", w.Key), "dueMs", w.DueMs), '}')
+	})
+	b = jsonw.OmitArray(b, "items", s.Items, func(b []byte, it *ItemState) []byte {
+		return append(jsonw.OmitInt(jsonw.StringField(append(b, '{'), "key", it.Key), "priority", int64(it.Priority)), '}')
+	})
+	b = jsonw.OmitArray(b, "failures", s.Failures, func(b []byte, f *FailureState) []byte {
+		return append(jsonw.IntField(jsonw.StringField(append(b, '{'), "key", f.Key), "n", int64(f.N)), '}')
+	})
 	b = jsonw.OmitInt(b, "bucketMs", s.BucketMs)
 	b = jsonw.OmitInt(b, "retries", s.Retries)
 	return append(jsonw.OmitInt(b, "adds", s.Adds), '}')

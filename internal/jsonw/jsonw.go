@@ -82,3 +82,16 @@ func Comma(b []byte) []byte {
 	}
 	return b
 }
+
+// OmitArray appends "name":[…], each element written by elem, unless xs is
+// empty (omitempty).
+func OmitArray[T any](b []byte, name string, xs []T, elem func(b []byte, x *T) []byte) []byte {
+	if len(xs) == 0 {
+		return b
+	}
+	b = append(Field(b, name), '[')
+	for i := range xs {
+		b = elem(Comma(b), &xs[i])
+	}
+	return append(b, ']')
+}

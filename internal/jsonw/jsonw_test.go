@@ -63,3 +63,19 @@ func TestFieldsAsMarshal(t *testing.T) {
 		t.Errorf("Comma after an element: %s", b)
 	}
 }
+
+// TestOmitArrayAsMarshal: an array field is left out when empty and
+// written with its elements otherwise, as json.Marshal writes omitempty.
+func TestOmitArrayAsMarshal(t *testing.T) {
+	type v struct {
+		A []string `json:"a,omitempty"`
+		N int64    `json:"n"`
+	}
+	for _, x := range []v{{}, {A: []string{"x"}}, {A: []string{"x", `"y"`, ""}, N: 2}} {
+		b := jsonw.OmitArray([]byte{'{'}, "a", x.A, func(b []byte, s *string) []byte { return jsonw.String(b, *s) })
+		b = append(jsonw.IntField(b, "n", x.N), '}')
+		if want, _ := json.Marshal(x); string(b) != string(want) {
+			t.Errorf("%+v: %s, json.Marshal %s", x, b, want)
+		}
+	}
+}

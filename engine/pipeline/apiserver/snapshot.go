@@ -236,13 +236,7 @@ func AppendJSON(b []byte, o Object) []byte {
 	if o.DeletionTimestamp.Set {
 		b = jsonw.IntField(b, "deletionTimestamp", msOf(o.DeletionTimestamp.At))
 	}
-	if len(o.Finalizers) > 0 {
-		b = append(jsonw.Field(b, "finalizers"), '[')
-		for _, f := range o.Finalizers {
-			b = jsonw.String(jsonw.Comma(b), f)
-		}
-		b = append(b, ']')
-	}
+	b = jsonw.OmitArray(b, "finalizers", o.Finalizers, func(b []byte, f *string) []byte { return jsonw.String(b, *f) })
 	if o.Owner != (OwnerRef{}) {
 		b = jsonw.StringField(append(jsonw.Field(b, "owner"), '{'), "kind", o.Owner.Kind)
 		b = jsonw.StringField(b, "name", o.Owner.Name)
@@ -252,16 +246,12 @@ func AppendJSON(b []byte, o Object) []byte {
 	case KindApp:
 		b = append(jsonw.StringField(append(jsonw.Field(b, "spec"), '{'), "logLevel", o.Spec.LogLevel), '}')
 		b = jsonw.IntField(append(jsonw.Field(b, "status"), '{'), "observedGeneration", o.Status.ObservedGeneration)
-		if len(o.Status.Conditions) > 0 {
-			b = append(jsonw.Field(b, "conditions"), '[')
-			for _, c := range o.Status.Conditions {
-				b = jsonw.StringField(append(jsonw.Comma(b), '{'), "type", c.Type)
-				b = jsonw.StringField(b, "status", c.Status)
-				b = jsonw.StringField(b, "reason", c.Reason)
-				b = append(jsonw.IntField(b, "lastTransitionTime", msOf(c.LastTransitionTime)), '}')
-			}
-			b = append(b, ']')
-		}
+		b = jsonw.OmitArray(b, "conditions", o.Status.Conditions, func(b []byte, c *Condition) []byte {
+			b = jsonw.StringField(append(b, '{'), "type", c.Type)
+			b = jsonw.StringField(b, "status", c.Status)
+			b = jsonw.StringField(b, "reason", c.Reason)
+			return append(jsonw.IntField(b, "lastTransitionTime", msOf(c.LastTransitionTime)), '}')
+		})
 		if t := o.Status.LastReconcileTime; t.Set {
 			b = jsonw.IntField(b, "lastReconcileTime", msOf(t.At))
 		}
