@@ -88,12 +88,14 @@ type ReportRow struct {
 
 // Report returns the lab report: one row per App name that has been
 // reconciled, in name order.
-func (w *World) Report() []ReportRow {
-	var out []ReportRow
+func (w *World) Report() []ReportRow { return w.appendReport(nil) }
+
+// appendReport appends Report to dst.
+func (w *World) appendReport(dst []ReportRow) []ReportRow {
 	for _, n := range AppNames {
 		if r, ok := w.report[n]; ok {
-			out = append(out, r)
+			dst = append(dst, r)
 		}
 	}
-	return out
+	return dst
 }

@@ -537,32 +537,22 @@ func (w *World) AppendSnapshotJSON(b []byte) []byte {
 	b = jsonw.IntField(b, "now", ms(w.now))
 	b = w.settings.appendJSON(jsonw.Field(b, "settings"))
 	b = w.store.AppendSnapshotJSON(jsonw.Field(b, "store"))
-	external := false
+	var ext [MaxApps]ExternalState
+	external := ext[:0]
 	for _, n := range AppNames {
 		if uid, ok := w.external[n]; ok {
-			if !external {
-				b, external = append(jsonw.Field(b, "external"), '['), true
-			}
-			b = jsonw.StringField(append(jsonw.Comma(b), '{'), "name", n)
-			b = append(jsonw.IntField(b, "uid", uid), '}')
+			external = append(external, ExternalState{Name: n, UID: uid})
 		}
 	}
-	if external {
-		b = append(b, ']')
-	}
+	b = jsonw.OmitArray(b, "external", external, func(b []byte, e ExternalState) []byte {
+		return append(jsonw.IntField(jsonw.StringField(append(b, '{'), "name", e.Name), "uid", e.UID), '}')
+	})
 	if c := w.ctrl; c != nil {
 		b = w.appendControllerJSON(jsonw.Field(b, "controller"), c)
 	}
-	report := false
-	for _, n := range AppNames {
-		r, ok := w.report[n]
-		if !ok {
-			continue
-		}
-		if !report {
-			b, report = append(jsonw.Field(b, "report"), '['), true
-		}
-		b = jsonw.StringField(append(jsonw.Comma(b), '{'), "name", r.Name)
+	var rep [MaxApps]ReportRow
+	b = jsonw.OmitArray(b, "report", w.appendReport(rep[:0]), func(b []byte, r ReportRow) []byte {
+		b = jsonw.StringField(append(b, '{'), "name", r.Name)
 		b = jsonw.IntField(b, "at", ms(r.At))
 		b = jsonw.IntField(b, "worker", int64(r.Worker))
 		b = jsonw.IntField(b, "took", ms(r.Took))
@@ -573,11 +563,8 @@ func (w *World) AppendSnapshotJSON(b []byte) []byte {
 		b = jsonw.OmitInt(b, "requeueIn", ms(r.RequeueIn))
 		b = jsonw.StringField(b, "status", string(r.Status))
 		b = jsonw.StringField(b, "result", r.Result)
-		b = append(jsonw.IntField(b, "reconciles", r.Reconciles), '}')
-	}
-	if report {
-		b = append(b, ']')
-	}
+		return append(jsonw.IntField(b, "reconciles", r.Reconciles), '}')
+	})
 	return append(w.counters.appendJSON(jsonw.Field(b, "counters")), '}')
 }
 
@@ -588,31 +575,27 @@ func (w *World) appendControllerJSON(b []byte, c *controller) []byte {
 		b = apiserver.AppendJSON(jsonw.Comma(b), o)
 	}
 	b = append(b, ']')
-	if len(c.inflight) > 0 {
-		b = append(jsonw.Field(b, "inflight"), '[')
-		for _, d := range c.inflight {
-			b = jsonw.IntField(append(jsonw.Comma(b), '{'), "in", ms(d.at-w.now))
-			b = jsonw.StringField(b, "type", string(d.ev.Type))
-			b = append(apiserver.AppendJSON(jsonw.Field(b, "object"), d.ev.Object), '}')
-		}
-		b = append(b, ']')
-	}
+	now := w.now
+	b = jsonw.OmitArray(b, "inflight", c.inflight, func(b []byte, d delivery) []byte {
+		b = jsonw.StringField(jsonw.IntField(append(b, '{'), "in", ms(d.at-now)), "type", string(d.ev.Type))
+		return append(apiserver.AppendJSON(jsonw.Field(b, "object"), d.ev.Object), '}')
+	})
 	b = jsonw.IntField(b, "resyncIn", ms(c.nextResync-w.now))
 	q := c.queue.Snapshot()
 	b = q.AppendJSON(jsonw.Field(b, "queue"))
-	runs := false
+	var busy [MaxWorkers]*run
+	runs := busy[:0]
 	for _, r := range c.workers {
-		if r == nil {
-			continue
+		if r != nil {
+			runs = append(runs, r)
 		}
-		if !runs {
-			b, runs = append(jsonw.Field(b, "runs"), '['), true
-		}
-		b = jsonw.IntField(append(jsonw.Comma(b), '{'), "worker", int64(r.worker))
+	}
+	b = jsonw.OmitArray(b, "runs", runs, func(b []byte, r *run) []byte {
+		b = jsonw.IntField(append(b, '{'), "worker", int64(r.worker))
 		b = jsonw.StringField(b, "name", r.name)
 		b = jsonw.IntField(b, "started", ms(r.started))
 		b = jsonw.StringField(b, "phase", string(r.phase))
-		b = jsonw.IntField(b, "due", ms(r.due-w.now))
+		b = jsonw.IntField(b, "due", ms(r.due-now))
 		b = jsonw.OmitInt(b, "priority", int64(r.priority))
 		b = appendObservedJSON(jsonw.Field(b, "observed"), r.obs)
 		b = apiserver.AppendJSON(jsonw.Field(b, "obj"), r.obj)
@@ -621,11 +604,8 @@ func (w *World) appendControllerJSON(b []byte, c *controller) []byte {
 		}
 		b = jsonw.OmitBool(b, "dependency", r.dependency)
 		b = jsonw.StringField(b, "action", string(r.action))
-		b = append(jsonw.StringField(b, "status", string(r.status)), '}')
-	}
-	if runs {
-		b = append(b, ']')
-	}
+		return append(jsonw.StringField(b, "status", string(r.status)), '}')
+	})
 	return append(b, '}')
 }
 

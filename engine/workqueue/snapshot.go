@@ -347,17 +347,17 @@ func (s Snapshot) AsPriority() (Snapshot, bool) {
 // AppendJSON appends s as json.Marshal writes it.
 func (s *Snapshot) AppendJSON(b []byte) []byte {
 	b = jsonw.OmitBool(append(b, '{'), "priority", s.Priority)
-	b = jsonw.OmitArray(b, "ready", s.Ready, func(b []byte, k *string) []byte { return jsonw.String(b, *k) })
-	b = jsonw.OmitArray(b, "processing", s.Processing, func(b []byte, p *ProcessingState) []byte {
+	b = jsonw.OmitArray(b, "ready", s.Ready, func(b []byte, k string) []byte { return jsonw.String(b, k) })
+	b = jsonw.OmitArray(b, "processing", s.Processing, func(b []byte, p ProcessingState) []byte {
 		return append(jsonw.OmitBool(jsonw.StringField(append(b, '{'), "key", p.Key), "dirty", p.Dirty), '}')
 	})
-	b = jsonw.OmitArray(b, "waiting", s.Waiting, func(b []byte, w *WaitingState) []byte {
+	b = jsonw.OmitArray(b, "waiting", s.Waiting, func(b []byte, w WaitingState) []byte {
 		return append(jsonw.IntField(jsonw.StringField(append(b, '{'), "key", w.Key), "dueMs", w.DueMs), '}')
 	})
-	b = jsonw.OmitArray(b, "items", s.Items, func(b []byte, it *ItemState) []byte {
+	b = jsonw.OmitArray(b, "items", s.Items, func(b []byte, it ItemState) []byte {
 		return append(jsonw.OmitInt(jsonw.StringField(append(b, '{'), "key", it.Key), "priority", int64(it.Priority)), '}')
 	})
-	b = jsonw.OmitArray(b, "failures", s.Failures, func(b []byte, f *FailureState) []byte {
+	b = jsonw.OmitArray(b, "failures", s.Failures, func(b []byte, f FailureState) []byte {
 		return append(jsonw.IntField(jsonw.StringField(append(b, '{'), "key", f.Key), "n", int64(f.N)), '}')
 	})
 	b = jsonw.OmitInt(b, "bucketMs", s.BucketMs)

@@ -85,13 +85,15 @@ func Comma(b []byte) []byte {
 
 // OmitArray appends "name":[…], each element written by elem, unless xs is
 // empty (omitempty).
-func OmitArray[T any](b []byte, name string, xs []T, elem func(b []byte, x *T) []byte) []byte {
+// Each element is passed by value, so that an array on the caller's stack
+// stays there.
+func OmitArray[T any](b []byte, name string, xs []T, elem func(b []byte, x T) []byte) []byte {
 	if len(xs) == 0 {
 		return b
 	}
 	b = append(Field(b, name), '[')
-	for i := range xs {
-		b = elem(Comma(b), &xs[i])
+	for _, x := range xs {
+		b = elem(Comma(b), x)
 	}
 	return append(b, ']')
 }

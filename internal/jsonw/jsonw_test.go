@@ -72,7 +72,7 @@ func TestOmitArrayAsMarshal(t *testing.T) {
 		N int64    `json:"n"`
 	}
 	for _, x := range []v{{}, {A: []string{"x"}}, {A: []string{"x", `"y"`, ""}, N: 2}} {
-		b := jsonw.OmitArray([]byte{'{'}, "a", x.A, func(b []byte, s *string) []byte { return jsonw.String(b, *s) })
+		b := jsonw.OmitArray([]byte{'{'}, "a", x.A, func(b []byte, s string) []byte { return jsonw.String(b, s) })
 		b = append(jsonw.IntField(b, "n", x.N), '}')
 		if want, _ := json.Marshal(x); string(b) != string(want) {
 			t.Errorf("%+v: %s, json.Marshal %s", x, b, want)

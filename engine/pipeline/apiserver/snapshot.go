@@ -236,7 +236,7 @@ func AppendJSON(b []byte, o Object) []byte {
 	if o.DeletionTimestamp.Set {
 		b = jsonw.IntField(b, "deletionTimestamp", msOf(o.DeletionTimestamp.At))
 	}
-	b = jsonw.OmitArray(b, "finalizers", o.Finalizers, func(b []byte, f *string) []byte { return jsonw.String(b, *f) })
+	b = jsonw.OmitArray(b, "finalizers", o.Finalizers, func(b []byte, f string) []byte { return jsonw.String(b, f) })
 	if o.Owner != (OwnerRef{}) {
 		b = jsonw.StringField(append(jsonw.Field(b, "owner"), '{'), "kind", o.Owner.Kind)
 		b = jsonw.StringField(b, "name", o.Owner.Name)
@@ -246,7 +246,7 @@ func AppendJSON(b []byte, o Object) []byte {
 	case KindApp:
 		b = append(jsonw.StringField(append(jsonw.Field(b, "spec"), '{'), "logLevel", o.Spec.LogLevel), '}')
 		b = jsonw.IntField(append(jsonw.Field(b, "status"), '{'), "observedGeneration", o.Status.ObservedGeneration)
-		b = jsonw.OmitArray(b, "conditions", o.Status.Conditions, func(b []byte, c *Condition) []byte {
+		b = jsonw.OmitArray(b, "conditions", o.Status.Conditions, func(b []byte, c Condition) []byte {
 			b = jsonw.StringField(append(b, '{'), "type", c.Type)
 			b = jsonw.StringField(b, "status", c.Status)
 			b = jsonw.StringField(b, "reason", c.Reason)
