@@ -238,6 +238,7 @@ func Decode(k *Kind, msg []byte) Command {
 	return decode(k, m)
 }
 
+// decode validates a message's fields as an action of kind k.
 func decode(k *Kind, raw Message) Command {
 	var name string
 	if err := unquote(raw.value("action"), &name); err != nil || name == "" {
