@@ -7,6 +7,12 @@
 (function () {
   'use strict';
 
+  // htmx's settings, here rather than in a <meta> of every page: htmx
+  // reads them once the page is parsed (DOMContentLoaded), after this
+  // script. No indicator styles injected, no eval, no script run from a
+  // swap.
+  Object.assign(htmx.config, { includeIndicatorStyles: false, allowEval: false, allowScriptTags: false });
+
   var demos = function () { return Array.from(document.querySelectorAll('[data-demo]')); };
   var active = null; // the demo shortcuts act on: the last one touched
 
@@ -115,11 +121,6 @@
       } catch (err) { drop(roomKey(d)); }
     }
   });
-  document.addEventListener('click', function (e) {
-    var b = e.target.closest && e.target.closest('[data-testid="room-close"]');
-    var d = b && demoOf(b);
-    if (d && owned(d)) drop(roomKey(d));
-  });
   // 1013 is the server saying it is full (too many sessions, or a room at
   // its followers' limit): the extension retries with a growing delay, and
   // the page says why it waits.
@@ -129,34 +130,24 @@
     setConn(d, ev && ev.code === 1013 ? 'full' : 'closed');
   });
 
-  // Keep focus and log scroll across swaps: htmx-ext-ws replaces whole
-  // elements, which would drop the focus of the button just pressed. The
-  // log's scroll position is read when the reader scrolls and restored at
-  // the next animation frame, and the snapshot is stored when the page is
-  // idle, so a frame's handlers never force a layout of their own.
-  var focusId = null;
-  var logAway = {}; // demo id -> the reader scrolled the log away from its end
-  document.addEventListener('scroll', function (e) {
-    var log = e.target;
-    if (!log.classList || !log.classList.contains('log-lines')) return;
-    var d = demoOf(log); if (!d) return;
-    logAway[d.id] = log.scrollTop + log.clientHeight < log.scrollHeight - 8;
-  }, true);
-  document.addEventListener('htmx:wsBeforeMessage', function () {
-    var a = document.activeElement;
-    focusId = a && a.id && a !== document.body ? a.id : null;
-  });
+  // A demo's log follows its end, unless the reader scrolled it away: at
+  // the animation frame after a frame's swap, a log scrolled (or never
+  // moved) to where the page last put its end is put at its end again.
+  // Nothing is read while the reader scrolls, and no frame's handler
+  // forces a layout of its own; the snapshot is stored when the page is
+  // idle.
   // A frame is swapped here rather than by htmx's out-of-band swap: each
   // fragment replaces the element of its id, then htmx:wsAfterMessage fires
   // as the extension would fire it. htmx's swap clones every fragment, fires two
   // cleanup events for every element it removes and settles the attributes
   // of every element with an id: most of a click's time in the page
-  // (make bench-page). Registered after the handler above, which keeps
-  // the focused id.
+  // (make bench-page). The control that had the focus has it again.
   document.addEventListener('htmx:wsBeforeMessage', function (e) {
     var root = e.target;
     if (!root.hasAttribute || !root.hasAttribute('ws-connect') || typeof e.detail.message !== 'string') return;
     e.preventDefault();
+    var focus = document.activeElement;
+    focus = focus && focus !== document.body && focus.id;
     var tpl = document.createElement('template');
     tpl.innerHTML = e.detail.message;
     Array.from(tpl.content.children).forEach(function (frag) {
@@ -182,22 +173,34 @@
       old.replaceWith(frag);
       var a = frag.querySelector('.tl-share'); if (a) fillShare(a);
     });
+    if (focus && (!document.activeElement || document.activeElement === document.body)) {
+      focus = document.getElementById(focus);
+      if (focus && !focus.disabled) focus.focus({ preventScroll: true });
+    }
     htmx.trigger(root, 'htmx:wsAfterMessage', { message: e.detail.message, socketWrapper: e.detail.socketWrapper });
   });
 
-  // A swapped-in fragment's ws-send controls are handed to htmx the first
-  // time they are used, not with every frame: htmx.process took about 0.8
-  // ms of each frame that redrew buttons (make bench-page), and a frame
-  // redraws many that nobody presses before the next. The capture phase
-  // runs before the control's own listeners, and a listener htmx adds here
-  // is one the event still reaches. htmx initializes an element once (it
-  // keeps a hash of its attributes): the page's first load did all of them.
-  function wsReady(e) {
-    var el = e.target.closest && e.target.closest('[ws-send]');
-    if (el) htmx.process(el);
+  // A ws-send control's message is sent here, in the capture phase: its
+  // hx-vals and an input's own value (the server needs no HEADERS), through
+  // htmx:wsConfigSend and the socket wrapper as htmx-ext-ws sends it
+  // (wsBeforeSend, wsAfterSend; queued while the socket is down). The
+  // extension took about half a millisecond of each click before the send
+  // (make bench-page), and as long again to take on each swapped-in
+  // control. The page sends once the socket's first frame is in (d.ws): it
+  // replaced every control htmx took on at the page's load, whose
+  // listeners send before it (server: TestFirstFrameReplacesEveryControl).
+  function wsSend(e) {
+    var el = e.target.closest && e.target.closest('[ws-send], [data-send]'), d = demoOf(el), w = d && d.ws;
+    if (!w || (el.matches('input') ? 'change' : 'click') !== e.type) return;
+    var p = JSON.parse(el.getAttribute('hx-vals') || '{}');
+    if (el.name) p[el.name] = el.value;
+    var c = { parameters: p }; // what room.js's listener reads
+    if (!htmx.trigger(el, 'htmx:wsConfigSend', c)) return;
+    w.send(JSON.stringify(c.parameters), el);
+    if (p.action === 'room-close') drop(roomKey(d)); // the room this page opened is over
   }
-  document.addEventListener('click', wsReady, true);
-  document.addEventListener('change', wsReady, true);
+  document.addEventListener('click', wsSend, true);
+  document.addEventListener('change', wsSend, true);
 
   var snapTimer = {};
   // Idle, but never later than 500 ms: a page that is never idle (a busy
@@ -207,14 +210,11 @@
   document.addEventListener('htmx:wsAfterMessage', function (e) {
     var d = demoOf(e.target); if (!d) return;
     if (d.dataset.synced === 'false') { d.removeAttribute('data-synced'); setConn(d, 'open'); }
+    d.ws = e.detail.socketWrapper;
     if (!snapTimer[d.id]) snapTimer[d.id] = idle(function () { snapTimer[d.id] = null; keepSnapshot(d); });
-    if (focusId && (!document.activeElement || document.activeElement === document.body)) {
-      var el = document.getElementById(focusId);
-      if (el && !el.disabled) el.focus({ preventScroll: true });
-    }
-    if (!logAway[d.id]) requestAnimationFrame(function () {
+    requestAnimationFrame(function () {
       var log = d.querySelector('.log-lines');
-      if (log) log.scrollTop = log.scrollHeight;
+      if (log && log.scrollTop + log.clientHeight >= (log.end || 0) - 8) log.scrollTop = log.end = log.scrollHeight;
     });
   });
   // Store the newest snapshots before the page goes away or is hidden.
@@ -269,7 +269,7 @@
     var past = !!tl && tl.dataset.mode === 'past';
     if (past) demo.dataset.past = 'true'; else delete demo.dataset.past;
     demo.querySelectorAll('[ws-send]').forEach(function (b) {
-      if (b.hasAttribute('data-timeline') || b.closest('.room-panel') || b.classList.contains('room-open')) return;
+      if (b.matches('[data-timeline], .room-panel *, .room-open')) return;
       if (past) {
         if (!b.disabled) { b.disabled = true; b.setAttribute('data-past-off', ''); }
       } else if (b.hasAttribute('data-past-off')) {
@@ -449,7 +449,6 @@
   // snapshot rebuilds it, as after a restart).
   var HIDDEN_CLOSE_MS = 60000;
   var sockets = {};  // socket query (demo and session, or room) -> the raw WebSocket htmx-ext-ws opened
-  var wrappers = {}; // socket query -> htmx-ext-ws's socket wrapper (to reconnect)
   function socketKey(url) { return String(url).split('/ws?')[1] || ''; }
   function demoSocket(d) { return socketKey(d.getAttribute('ws-connect')); }
   var asleep = false, hideTimer = null;
@@ -461,9 +460,6 @@
       return ws;
     };
   }
-  document.addEventListener('htmx:wsOpen', function (e) {
-    var d = demoOf(e.target); if (d) wrappers[demoSocket(d)] = e.detail.socketWrapper;
-  });
   function sleepSockets() {
     hideTimer = null;
     asleep = true;
@@ -479,8 +475,7 @@
     asleep = false;
     demos().forEach(function (d) {
       d.removeAttribute('data-asleep');
-      var w = wrappers[demoSocket(d)];
-      if (w) w.reconnect();
+      if (d.ws) d.ws.reconnect(); // its socket wrapper, kept at its first frame
     });
   }
   document.addEventListener('visibilitychange', function () {

@@ -226,7 +226,8 @@ func (m Message) value(key string) json.RawMessage {
 }
 
 // Decode decodes and validates one text message from the browser for a demo
-// of kind k: htmx-ext-ws JSON (form values, hx-vals and a HEADERS object).
+// of kind k: JSON of a control's hx-vals and an input's value (and, from
+// htmx-ext-ws, a HEADERS object).
 // It checks shape, types and ranges; whether the named thing exists is the
 // demo's question. It never returns a command with Reject set and other
 // fields.

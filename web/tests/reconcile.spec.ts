@@ -249,4 +249,28 @@ test.describe('reconcile demo', () => {
     // A new cluster: names start again.
     expect(await podNames(rc)).toEqual(['pod-1', 'pod-2', 'pod-3']);
   });
+  test('each press sends one message: the control\'s values, sent by the page', async ({ page }) => {
+    // static/app.js sends a control's message itself once the first frame
+    // is in; htmx, which took on the page's controls as it loaded, must not
+    // send too (server: TestFirstFrameReplacesEveryControl).
+    const sent: unknown[] = [];
+    page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(JSON.parse(String(f.payload)))));
+    await open(page, '/reconcile');
+    const rc = rcDemo(page);
+    const desired = rc.getByTestId('desired');
+    await rc.getByTestId('replicas-inc').click();
+    await expect(desired).toHaveAttribute('data-value', '4');
+    await rc.getByTestId('replicas-input').fill('6');
+    await expect(desired).toHaveAttribute('data-value', '6');
+    await rc.getByTestId('pause').click();
+    await expect(rc.getByTestId('pause')).toHaveAttribute('aria-pressed', 'true');
+    await rc.getByTestId('room-open').click();
+    await expect(rc.getByTestId('room-code')).toHaveCount(1);
+    expect(sent).toEqual([
+      { action: 'replicas-inc' },
+      { action: 'set-replicas', replicas: '6' },
+      { action: 'pause', paused: true },
+      { action: 'room-open' },
+    ]);
+  });
 });
