@@ -273,4 +273,32 @@ test.describe('reconcile demo', () => {
       { action: 'room-open' },
     ]);
   });
+  test('the log follows its end, and stays where the reader scrolled it', async ({ page }) => {
+    await open(page, '/reconcile');
+    const rc = rcDemo(page);
+    const log = rc.getByTestId('log');
+    const lines = log.locator('li');
+    const atEnd = () => log.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 2);
+    const overflows = () => log.evaluate((el) => el.scrollHeight > el.clientHeight + 40);
+    // Each press logs a line or more: press until the log overflows.
+    for (let i = 0; !(await overflows()); i++) {
+      const n = await lines.count();
+      await rc.getByTestId(i % 2 ? 'replicas-dec' : 'replicas-inc').click();
+      await expect.poll(() => lines.count()).toBeGreaterThan(n);
+    }
+    await expect.poll(atEnd).toBe(true);
+    // Scrolled to its start, it stays there as lines come.
+    await log.evaluate((el) => { el.scrollTop = 0; });
+    let n = await lines.count();
+    await rc.getByTestId('replicas-inc').click();
+    await expect.poll(() => lines.count()).toBeGreaterThan(n);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await log.evaluate((el) => el.scrollTop)).toBe(0);
+    // Back at its end, it follows again.
+    await log.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    n = await lines.count();
+    await rc.getByTestId('replicas-dec').click();
+    await expect.poll(() => lines.count()).toBeGreaterThan(n);
+    await expect.poll(atEnd).toBe(true);
+  });
 });
