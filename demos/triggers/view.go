@@ -546,40 +546,54 @@ func writeEvent(h *ui.HTML, l ui.Lang, ev engine.StreamEvent) {
 // is due (Demo.release): an idle session keeps none.
 type streamRows struct{ side [2]sideRows }
 
-// sideRows are one stream's rows: the last frame's, and the arrays of the
-// one before, which the next frame writes into.
+// sideRows are one stream's rows as the last frame wrote them: their keys
+// and their html. Neither holds a pointer, so the collector never scans
+// them: thousands of sessions keep theirs between frames.
 type sideRows struct {
-	rows, spare     []rowWritten
-	html, spareHTML []byte
-	out             appender
+	rows []rowWritten
+	html []byte
+	out  appender
 }
 
-// rowWritten is a row of html, and everything it was written from.
+// rowWritten is a row of html, and the key of what it was written from.
 type rowWritten struct {
 	key        rowKey
 	start, end int
 }
 
-// rowKey is everything a row is written from (writeEvent): the event, the
-// two states the row shows, and the language.
+// rowKey stands for everything a row is written from (writeEvent): the
+// event's number, and the rest of it, the two states the row shows and
+// the language, summed as the fragments' keys are (demo.Mix).
 type rowKey struct {
-	ev           engine.Event
-	flying, held bool
-	lang         ui.Lang
+	seq int
+	sum uint64
 }
+
+// keyOf returns the key of e's row in language l.
+func keyOf(l ui.Lang, e *engine.StreamEvent) rowKey {
+	return rowKey{seq: e.Seq, sum: demo.Mix(demo.Str(string(e.Kind)), demo.Str(e.Pod), demo.I(e.Old), demo.I(e.New),
+		demo.Str(string(e.Fate)), demo.Str(string(e.Loss)), uint64(e.EmittedAt), demo.I(e.Delivered), uint64(e.DeliveredAt),
+		demo.B(e.InFlight > 0), demo.B(e.Held), demo.Str(string(l)))}
+}
+
+// scratch holds the arrays a frame writes a stream's rows into, given back
+// with the last frame's once the new ones are kept: a session keeps one
+// set, not two.
+var scratch = sync.Pool{New: func() any { return new(sideRows) }}
 
 // write returns the rows of events, copying each one the last frame wrote
 // from the same key.
 func (c *sideRows) write(l ui.Lang, events []engine.StreamEvent) []byte {
-	rows, html := c.spare[:0], c.spareHTML[:0]
-	next := 0               // where the last frame's rows are looked up from: they keep their order
+	next := scratch.Get().(*sideRows)
+	rows, html := next.rows[:0], next.html[:0]
+	from := 0               // where the last frame's rows are looked up from: they keep their order
 	h := ui.NewHTML(&c.out) // writes the rows not kept
 	for i := range events {
 		e := &events[i]
-		k := rowKey{ev: e.Event, flying: e.InFlight > 0, held: e.Held, lang: l}
+		k := keyOf(l, e)
 		start := len(html)
-		if old, j, ok := c.find(k, next); ok {
-			next = j + 1
+		if old, j, ok := c.find(k, from); ok {
+			from = j + 1
 			html = append(html, c.html[old.start:old.end]...)
 		} else {
 			c.out.b = html
@@ -589,8 +603,9 @@ func (c *sideRows) write(l ui.Lang, events []engine.StreamEvent) []byte {
 		}
 		rows = append(rows, rowWritten{key: k, start: start, end: len(html)})
 	}
-	c.spare, c.spareHTML = c.rows, c.html
+	next.rows, next.html = c.rows, c.html
 	c.rows, c.html = rows, html
+	scratch.Put(next)
 	return html
 }
 

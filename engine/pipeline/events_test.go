@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/reconcile-demo/reconcile-demo/internal/noscan"
 )
 
 // TestEventsAreKeptCompact: every event the demo's scenes produce fits the
@@ -59,23 +61,7 @@ func TestAnOddEventIsKeptWhole(t *testing.T) {
 // TestTheRingHoldsNoPointer: the collector skips the ring only while a
 // record holds no pointer.
 func TestTheRingHoldsNoPointer(t *testing.T) {
-	var hasPointer func(reflect.Type) bool
-	hasPointer = func(t reflect.Type) bool {
-		switch t.Kind() {
-		case reflect.Pointer, reflect.String, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
-			return true
-		case reflect.Array:
-			return hasPointer(t.Elem())
-		case reflect.Struct:
-			for i := range t.NumField() {
-				if hasPointer(t.Field(i).Type) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if hasPointer(reflect.TypeFor[record]()) {
+	if noscan.HasPointer(reflect.TypeFor[record]()) {
 		t.Fatal("a record holds a pointer: the collector scans every session's log")
 	}
 }
