@@ -140,7 +140,7 @@ func (d *Demo) lessonFrag(v demo.View) templ.Component {
 // became of each side's difference.
 func (d *Demo) liveText(l ui.Lang) string {
 	f := d.keys()
-	return F(l, "tr.live", liveReason(l, lessonProps(l, d.w.Mattered())),
+	return F(l, "tr.live", liveReason(l, d.w.Mattered()),
 		T(l, "tr.diff."+f.state[edgeSide]), T(l, "tr.diff."+f.state[levelSide]))
 }
 
@@ -426,10 +426,7 @@ func withNote(l ui.Lang, n sim.Event, log []ui.LogLine) []ui.LogLine {
 }
 
 func lessonProps(l ui.Lang, m engine.Lesson) LessonProps {
-	lp := LessonProps{Active: string(m.Row), Reason: string(m.Reason), Text: T(l, "tr.reason.none")}
-	if m.Row != engine.RowNone {
-		lp.Text = F(l, "tr.reason.at", ui.ClockText(m.At)) + T(l, "tr.reason."+string(m.Reason))
-	}
+	lp := LessonProps{Active: string(m.Row), Reason: string(m.Reason), Text: lessonText(l, m)}
 	lp.Rows = make([]RowProps, len(rows))
 	for i, r := range rows {
 		k := &rowKeys[i]
@@ -449,11 +446,20 @@ var rowKeys = func() [][3]string {
 	return ks
 }()
 
-func liveReason(l ui.Lang, lp LessonProps) string {
-	if lp.Active == "" {
+func liveReason(l ui.Lang, m engine.Lesson) string {
+	if m.Row == engine.RowNone {
 		return ""
 	}
-	return F(l, "tr.live.reason", lp.Text)
+	return F(l, "tr.live.reason", lessonText(l, m))
+}
+
+// lessonText says which row mattered, why and when (the table's caption
+// and the live sentence): the table's rows are not needed for it.
+func lessonText(l ui.Lang, m engine.Lesson) string {
+	if m.Row == engine.RowNone {
+		return T(l, "tr.reason.none")
+	}
+	return F(l, "tr.reason.at", ui.ClockText(m.At)) + T(l, "tr.reason."+string(m.Reason))
 }
 
 // diffClass is the shared diff line's colour for a state: green in sync,
