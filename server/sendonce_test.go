@@ -23,29 +23,45 @@ func TestFirstFrameReplacesEveryControl(t *testing.T) {
 	}
 	sort.Strings(kinds)
 	for _, kind := range kinds {
-		for _, lang := range []string{"ja", "en"} {
-			_, body := ts.get(t, "/"+kind+"?lang="+lang, nil)
+		for _, path := range []string{"/" + kind, "/" + kind + "?lang=en", "/" + kind + "?mode=present", "/embed/" + kind + "?lang=en"} {
+			_, body := ts.get(t, path, nil)
 			page := parsePage(t, body)
 			demos := findAll(page, func(n *html.Node) bool { return attr(n, "data-demo") == kind })
 			if len(demos) != 1 {
-				t.Fatalf("/%s: %d demos", kind, len(demos))
+				t.Fatalf("%s: %d demos", path, len(demos))
+			}
+			lang := "ja"
+			if strings.Contains(path, "lang=en") {
+				lang = "en"
 			}
 			c := dial(t, ts, kind, attr(demos[0], "data-sid"), lang)
-			firstFrameReplaces(t, "/"+kind+"?lang="+lang, page, c.frames[0])
+			firstFrameReplaces(t, path, demos[0], c.frames[0])
 		}
+	}
+
+	// The home page, with a demo of each of two kinds, each on its socket.
+	_, body := ts.get(t, "/", nil)
+	demos := findAll(parsePage(t, body), func(n *html.Node) bool { return hasAttr(n, "data-demo") })
+	if len(demos) == 0 {
+		t.Fatal("/: no demo")
+	}
+	for _, d := range demos {
+		c := dial(t, ts, attr(d, "data-demo"), attr(d, "data-sid"), "ja")
+		firstFrameReplaces(t, "/ ("+attr(d, "data-demo")+")", d, c.frames[0])
 	}
 
 	// A room's page, whose first frame is the room's.
 	owner := dial(t, ts, "reconcile", newSID(), "en")
 	code := openRoom(t, owner)
-	_, body := ts.get(t, "/room/"+code+"?lang=en", nil)
+	_, body = ts.get(t, "/room/"+code+"?lang=en", nil)
 	follower := follow(t, ts, code, "en", "rc")
 	firstFrameReplaces(t, "/room/"+code, parsePage(t, body), follower.frames[0])
 }
 
-// firstFrameReplaces fails the test unless every ws-send control of page
-// lies within an element that a fragment of frame replaces.
-func firstFrameReplaces(t *testing.T, what string, page *html.Node, frame string) {
+// firstFrameReplaces fails the test unless every ws-send control under
+// root (a demo, or a page of one) lies within an element that a fragment
+// of frame replaces.
+func firstFrameReplaces(t *testing.T, what string, root *html.Node, frame string) {
 	t.Helper()
 	frags, err := parseFragments(frame)
 	if err != nil {
@@ -57,7 +73,7 @@ func firstFrameReplaces(t *testing.T, what string, page *html.Node, frame string
 			replaced[attr(f, "id")] = true
 		}
 	}
-	controls := findAll(page, func(n *html.Node) bool { return hasAttr(n, "ws-send") })
+	controls := findAll(root, func(n *html.Node) bool { return hasAttr(n, "ws-send") })
 	if len(controls) == 0 {
 		t.Fatalf("%s: no ws-send control", what)
 	}
