@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"math"
@@ -46,10 +45,12 @@ type ChartProps struct {
 	Table   ChartTable
 }
 
-// ChartLine is one series, as SVG polyline points in plot coordinates.
+// ChartLine is one series, as an SVG path's data in plot coordinates: a
+// step line, moved to its first point, then across and up or down at each
+// change (H x V y: half the bytes of a polyline's two points a corner).
 type ChartLine struct {
-	Class  string
-	Points string
+	Class string
+	D     string
 }
 
 // ChartBand is a coloured span of time, in plot coordinates.
@@ -159,7 +160,7 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 		c.YTicks = append(c.YTicks, ChartTick{Pos: plotY + yOf(v), Label: strconv.Itoa(v)})
 	}
 	c.Table.Head = []string{"t"}
-	// Every line's points are written into one array, and each line's
+	// Every line's path is written into one array, and each line's
 	// string is its part of it (the array is never written again: an
 	// append that outgrows it moves on to a new one). A step line needs a
 	// corner only where its series changes: the samples where only another
@@ -173,30 +174,31 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 			}
 		}
 	}
-	b := slices.Grow((*points)[:0], 2*16*corners)
+	b := slices.Grow((*points)[:0], 16*corners)
 	defer func() { *points = b }()
 	for _, s := range series {
 		start := len(b)
-		point := func(x float64, v int) {
-			b = appendNum(b, x)
-			b = append(b, ',')
-			b = appendNum(b, yOf(v))
-			b = append(b, ' ')
-		}
 		for i, st := range s.Steps {
-			if i > 0 && st.V == s.Steps[i-1].V {
+			switch {
+			case i == 0:
+				b = append(b, 'M')
+				b = appendNum(b, xAt(st.At, now))
+				b = append(b, ' ')
+			case st.V == s.Steps[i-1].V:
 				continue
+			default:
+				b = append(b, 'H')
+				b = appendNum(b, xAt(st.At, now))
+				b = append(b, 'V')
 			}
-			if i > 0 {
-				point(xAt(st.At, now), s.Steps[i-1].V)
-			}
-			point(xAt(st.At, now), st.V)
+			b = appendNum(b, yOf(st.V))
 		}
 		if len(s.Steps) > 0 {
-			point(farFuture, s.Steps[len(s.Steps)-1].V)
+			b = append(b, 'H')
+			b = appendNum(b, farFuture)
 		}
-		points := bytes.TrimSpace(b[start:])
-		c.Lines = append(c.Lines, ChartLine{Class: s.Class, Points: unsafe.String(unsafe.SliceData(points), len(points))})
+		d := b[start:]
+		c.Lines = append(c.Lines, ChartLine{Class: s.Class, D: unsafe.String(unsafe.SliceData(d), len(d))})
 		c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
 		c.Table.Head = append(c.Table.Head, s.Label)
 	}

@@ -25,12 +25,12 @@ func TestLineChartDrawsSteps(t *testing.T) {
 	}
 	// y of v: 144 - v/5*144.
 	want := []string{
-		"-20,115.2 0,115.2 0,57.6 1000000,57.6",
-		"-20,144 -10,144 -10,86.4 1000000,86.4",
+		"M-20 115.2H0V57.6H1000000",
+		"M-20 144H-10V86.4H1000000",
 	}
 	for i, ln := range c.Lines {
-		if ln.Points != want[i] {
-			t.Errorf("series %s points %q, want %q", ln.Class, ln.Points, want[i])
+		if ln.D != want[i] {
+			t.Errorf("series %s path %q, want %q", ln.Class, ln.D, want[i])
 		}
 	}
 	if vb := c.viewBox(); vb != "-200.0 0 200.0 144" {

@@ -100,11 +100,11 @@ func Chart(c ChartProps) templ.Component {
 			h.Raw(`"></rect> `)
 		}
 		for _, ln := range c.Lines {
-			h.Raw(`<polyline class="series `)
+			h.Raw(`<path class="series `)
 			h.Text(ln.Class)
-			h.Raw(`" points="`)
-			h.Text(ln.Points)
-			h.Raw(`"></polyline>`)
+			h.Raw(`" d="`)
+			h.Text(ln.D)
+			h.Raw(`"></path>`)
 		}
 		h.Raw(`</svg></svg> `)
 		if len(c.Legend) > 0 {
