@@ -129,9 +129,12 @@ barehub:
 	$(GO) build -o bin/barehub ./cmd/barehub
 
 # Click → DOM in Chromium for every demo, beside a bare WebSocket echo in the
-# same browser (web/bench/click.mjs; README, "Performance").
+# same browser (web/bench/click.mjs; README, "Performance"). BENCH_BIN=path
+# runs another build's server instead, for a side-by-side (BIN=path would
+# build this tree into path first).
+BENCH_BIN ?= $(BIN)
 bench-page: e2e-deps barehub
-	@ADDR=$(CAPACITY_ADDR) $(BIN) 2>/dev/null & pid=$$!; \
+	@ADDR=$(CAPACITY_ADDR) $(BENCH_BIN) 2>/dev/null & pid=$$!; \
 	ADDR=$(BARE_ADDR) bin/barehub 2>/dev/null & bare=$$!; \
 	trap "kill $$pid $$bare 2>/dev/null || true" EXIT; \
 	for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
