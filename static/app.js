@@ -130,12 +130,6 @@
     setConn(d, ev && ev.code === 1013 ? 'full' : 'closed');
   });
 
-  // A demo's log follows its end, unless the reader scrolled it away: at
-  // the animation frame after a frame's swap, a log scrolled (or never
-  // moved) to where the page last put its end is put at its end again.
-  // Nothing is read while the reader scrolls, and no frame's handler
-  // forces a layout of its own; the snapshot is stored when the page is
-  // idle.
   // A frame is swapped here rather than by htmx's out-of-band swap: each
   // fragment replaces the element of its id, then htmx:wsAfterMessage fires
   // as the extension would fire it. htmx's swap clones every fragment, fires two
@@ -212,6 +206,11 @@
     if (d.dataset.synced === 'false') { d.removeAttribute('data-synced'); setConn(d, 'open'); }
     d.ws = e.detail.socketWrapper;
     if (!snapTimer[d.id]) snapTimer[d.id] = idle(function () { snapTimer[d.id] = null; keepSnapshot(d); });
+    // The demo's log follows its end unless the reader scrolled it away: at
+    // the next animation frame, a log scrolled (or never moved) to where
+    // the page last put its end is put at its end again. Nothing is read
+    // while the reader scrolls, and no frame's handler forces a layout of
+    // its own (the snapshot is stored when the page is idle).
     requestAnimationFrame(function () {
       var log = d.querySelector('.log-lines');
       if (log && log.scrollTop + log.clientHeight >= (log.end || 0) - 8) log.scrollTop = log.end = log.scrollHeight;
