@@ -3,6 +3,8 @@ package demos
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -10,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
+	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
 
@@ -399,4 +405,204 @@ func TestSnapshotWritten(t *testing.T) {
 	if writers < 4 {
 		t.Errorf("%d kinds write their snapshots as they encode them, want 4 (all but pipeline, whose snapshot packs a large world)", writers)
 	}
+}
+
+// TestFramesKeepThePage: a page that takes every frame as the page does
+// (static/app.js: a fragment replaces the element of its id, keeping what
+// it holds with hx-preserve; a list adds its new items at one end and
+// drops its oldest at the other) is, after every action, the page a
+// visitor loading it then would get: for every demo, through random
+// clicks, time passing, resets and a look at the past. Frames that add to
+// the page's lists (Renderer.Appends), replace single items of them (a
+// List's) and carry whole fragments all meet.
+func TestFramesKeepThePage(t *testing.T) {
+	for _, k := range All() {
+		t.Run(k.Name, func(t *testing.T) {
+			live := demo.Start(&k, demo.Options{})
+			live.Advance(time.Millisecond) // a fresh demo's page carries no snapshot (TestFreshPageKeepsNoSnapshot)
+			v := demo.View{Lang: ui.En, SID: "0123456789abcdef0123456789abcdef"}
+			section := func() string {
+				var b strings.Builder
+				if err := live.Section(v).Render(context.Background(), &b); err != nil {
+					t.Fatal(err)
+				}
+				return b.String()
+			}
+			page := parsePage(t, section())
+			r := live.Renderer(v)
+			r.Appends = true
+			rng := rand.New(rand.NewPCG(7, uint64(len(k.Name))))
+			items := 0 // fragments whose frame replaced single items
+			for step := range 160 {
+				frame, err := r.Frame(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range frame {
+					if applyFrame(t, page, string(f.HTML)) != f.ID {
+						items++
+					}
+				}
+				if got, want := renderPage(t, page), renderPage(t, parsePage(t, section())); got != want {
+					t.Fatalf("step %d: the page frames made differs from a fresh one:\n%s", step, diffAround(want, got))
+				}
+				var c demo.Command
+				switch {
+				case step%40 == 39:
+					c = demo.Command{Action: "reset"}
+				case step == 100:
+					c = demo.Command{Action: demo.ActTimeline, At: live.Now().Milliseconds() / 2}
+				case step == 103:
+					c = demo.Command{Action: demo.ActTimelineLive}
+				default:
+					clicks := demotest.Clicks(t, live, rng)
+					if len(clicks) == 0 || rng.IntN(4) == 0 {
+						c = demo.Decode(&k, []byte(k.Load[step%len(k.Load)].Send))
+					} else {
+						c = demo.Decode(&k, []byte(clicks[rng.IntN(len(clicks))]))
+					}
+				}
+				_ = live.Apply(c) // a refusal changes nothing, and shows in the page's error
+				live.Advance(time.Duration(rng.IntN(1500)) * time.Millisecond)
+			}
+			t.Logf("%d fragments replaced single items of a list", items)
+			if k.Name == "triggers" && items == 0 {
+				t.Error("no frame replaced single rows of a stream's lane")
+			}
+		})
+	}
+}
+
+// parsePage parses a page's section into a tree under a <body>.
+func parsePage(t *testing.T, s string) *html.Node {
+	t.Helper()
+	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+	nodes, err := html.ParseFragment(strings.NewReader(s), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		body.AppendChild(n)
+	}
+	return body
+}
+
+// applyFrame takes one fragment's HTML into page as static/app.js does,
+// and returns the id of the last element it replaced or added to.
+func applyFrame(t *testing.T, page *html.Node, frag string) (last string) {
+	t.Helper()
+	nodes, err := html.ParseFragment(strings.NewReader(frag), &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		id := demotest.Attr(n, "id")
+		old := byID(page, id)
+		if old == nil {
+			continue
+		}
+		last = id
+		if oob := demotest.Attr(n, "hx-swap-oob"); oob != "" {
+			list := old
+			if lists := demotest.FindAll(old, func(m *html.Node) bool { return m.Data == "ol" && m != old }); len(lists) > 0 {
+				list = lists[0]
+			}
+			top := oob == "afterbegin"
+			drop, _ := strconv.Atoi(demotest.Attr(n, "data-drop"))
+			for ; drop > 0; drop-- {
+				c := lastElement(list)
+				if !top {
+					c = firstElement(list)
+				}
+				list.RemoveChild(c)
+			}
+			first := firstElement(list)
+			for c := n.FirstChild; c != nil; c = n.FirstChild {
+				n.RemoveChild(c)
+				if top {
+					list.InsertBefore(c, first)
+				} else {
+					list.AppendChild(c)
+				}
+			}
+			continue
+		}
+		for _, p := range demotest.FindAll(n, func(m *html.Node) bool { return hasAttr(m, "hx-preserve") }) {
+			if o := byID(page, demotest.Attr(p, "id")); o != nil {
+				o.Parent.RemoveChild(o)
+				p.Parent.InsertBefore(o, p)
+				p.Parent.RemoveChild(p)
+			}
+		}
+		old.Parent.InsertBefore(n, old)
+		old.Parent.RemoveChild(old)
+	}
+	return last
+}
+
+func byID(n *html.Node, id string) *html.Node {
+	if found := demotest.FindAll(n, func(m *html.Node) bool { return m.Type == html.ElementNode && demotest.Attr(m, "id") == id }); len(found) > 0 {
+		return found[0]
+	}
+	return nil
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	return n.Type == html.ElementNode && slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })
+}
+
+func firstElement(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+func lastElement(n *html.Node) *html.Node {
+	for c := n.LastChild; c != nil; c = c.PrevSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+// renderPage renders a page's tree as text, one element a line, without
+// what the page's script keeps up to date itself: a list's length
+// (data-value, which it sets on a list it adds to) and a countdown's text
+// (from its data-eta); nor hx-preserve, on a preserved element which the
+// page kept.
+func renderPage(t *testing.T, page *html.Node) string {
+	t.Helper()
+	var b strings.Builder
+	for c := page.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := strings.ReplaceAll(b.String(), "><", ">\n<")
+	s = strings.ReplaceAll(s, ` hx-preserve=""`, "")
+	s = olValue.ReplaceAllString(s, "$1")
+	return countdown.ReplaceAllString(s, "$1")
+}
+
+var (
+	olValue   = regexp.MustCompile(`(<ol [^>]*?) data-value="\d+"`)
+	countdown = regexp.MustCompile(`( data-eta-format="[^"]*">)[^<]*`)
+)
+
+// diffAround shows where two renders first differ.
+func diffAround(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(w), len(g)) {
+		if w[i] != g[i] {
+			return fmt.Sprintf("line %d\nwant: %.600s\ngot:  %.600s", i+1, w[i], g[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
 }

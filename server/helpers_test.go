@@ -302,7 +302,39 @@ func (c *wsClient) read(deadline time.Time) error {
 			}
 			continue
 		}
+		if _, own := c.frags[id]; !own && n.Data == "li" {
+			if in := c.inFragment(id); in != nil {
+				// A list's item (demo.List), never a fragment of its own:
+				// it replaces the page's, as static/app.js does.
+				in.Parent.InsertBefore(n, in)
+				in.Parent.RemoveChild(in)
+				continue
+			}
+		}
 		c.frags[id] = n
+	}
+	return nil
+}
+
+// inFragment returns the element of id inside one of the fragments the
+// page has, or nil.
+func (c *wsClient) inFragment(id string) *html.Node {
+	var find func(n *html.Node) *html.Node
+	find = func(n *html.Node) *html.Node {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type == html.ElementNode && attr(ch, "id") == id {
+				return ch
+			}
+			if m := find(ch); m != nil {
+				return m
+			}
+		}
+		return nil
+	}
+	for _, f := range c.frags {
+		if m := find(f); m != nil {
+			return m
+		}
 	}
 	return nil
 }

@@ -159,6 +159,11 @@ type View struct {
 	inPage bool
 }
 
+// InPage reports whether the fragment is rendered for a page, whole: a
+// fragment that holds a list (List) then renders it with its items, and
+// else leaves the page's as it is (an empty element with hx-preserve).
+func (v View) InPage() bool { return v.inPage }
+
 // room returns the room panel's props for a demo of prefix.
 func (v View) room(prefix string) templates.RoomProps {
 	if v.Room == nil {

@@ -9,6 +9,7 @@ import (
 	"html"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -386,8 +387,11 @@ type Renderer struct {
 	// or else its mailbox asks Full (an owner's socket; not a room's
 	// followers, whose frames travel the bus and may be lost).
 	Appends bool
-	lists   [][]uint64 // by fragment: the keys of the list's items the page shows (marks, a log's lines), when Appends
-	ends    []int      // FrameInto's: where each fragment it appended ends in its buffer
+	// lists are, by fragment, the keys of the items the page shows (the
+	// marks, a log's lines), when Appends; a list's (List) are its items'
+	// identities, then their keys.
+	lists [][]uint64
+	ends  []int // FrameInto's: where each fragment it appended ends in its buffer
 	// HoldSnapshot leaves the snapshot out of the frames while it is set,
 	// once the page has one: the page keeps it for a restart, and a slower
 	// beat serves that as well (the caller sends it when it is owed,
@@ -530,6 +534,8 @@ func (r *Renderer) FrameInto(out []Rendered, to *bytes.Buffer) ([]Rendered, erro
 			out = r.appendMarks(ctx, out, i, k, buf)
 		} else if p.shared == sharedLog && r.Appends {
 			out = r.appendLog(ctx, out, i, k, buf)
+		} else if p.shared == sharedList && r.Appends {
+			out = r.appendList(ctx, out, i, k, buf)
 		} else {
 			r.Renders++
 			if err := r.live.comp(r.rn, p, r.View).Render(ctx, buf); err != nil {
@@ -671,6 +677,82 @@ func (r *Renderer) appendItems(ctx context.Context, out []Rendered, i int, k uin
 		return b.Bytes()
 	}})
 }
+
+// appendList sends list fragment i (List, whose key is now k) to a page
+// that appends: the items that came at its end and how many of its oldest
+// left, then each kept item whose key changed, as an element that replaces
+// the page's; else the whole list. A frame that sends items carries the
+// whole as its Full.
+func (r *Renderer) appendList(ctx context.Context, out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
+	p := &r.live.frags()[i]
+	src, lang, in := p.more.list, r.View.Lang, r.rn.in
+	scratch := itemScratch.Get().(*[]Item)
+	items := src.items(in, (*scratch)[:0])
+	defer func() { *scratch = items[:0]; itemScratch.Put(scratch) }()
+	// The page's order: identities, then keys; as the renderer keeps them.
+	n := len(items)
+	cur := getKeys()
+	defer putKeys(cur)
+	now := slices.Grow(*cur, 2*n)[:2*n]
+	*cur = now
+	for j, it := range items {
+		now[j], now[n+j] = Mix(it.ID, r.rn.id), Mix(it.Key, I(int(lang[0])))
+	}
+	if len(r.lists) != len(r.keys) {
+		r.lists = make([][]uint64, len(r.keys))
+	}
+	sent := r.lists[i]
+	if r.sums[i] == 0 {
+		sent = nil // the page has none of ours
+	}
+	m := len(sent) / 2
+	drop, t, ok := added(sent[:m], now[:n])
+	var few [16]int
+	changed := few[:0]
+	if ok {
+		for j := range n - t {
+			if now[n+j] != sent[m+drop+j] {
+				changed = append(changed, j)
+			}
+		}
+	}
+	r.keys[i] = k
+	r.lists[i], r.sums[i] = append(r.lists[i][:0], now...), Mix(now...)|1 // sent is read no more
+	if ok && t == 0 && drop == 0 && len(changed) == 0 {
+		return out
+	}
+	r.Renders++
+	if !ok {
+		_ = p.Comp(in, r.View).Render(ctx, buf) // a bytes.Buffer takes every write
+		return append(out, Rendered{ID: p.ID})
+	}
+	if t > 0 || drop > 0 {
+		buf.WriteString(`<ol id="` + html.EscapeString(p.ID) + `" hx-swap-oob="beforeend"`)
+		if drop > 0 {
+			buf.WriteString(` data-drop="` + strconv.Itoa(drop) + `"`)
+		}
+		buf.WriteString(`>`)
+		for j := n - t; j < n; j++ {
+			_ = src.item(in, lang, j).Render(ctx, buf)
+		}
+		buf.WriteString(`</ol>`)
+	}
+	for _, j := range changed {
+		_ = src.item(in, lang, j).Render(ctx, buf)
+	}
+	// Full runs later, if at all (the mailbox asks it): its HTML is its own.
+	v := r.View
+	return append(out, Rendered{ID: p.ID, Full: func() []byte {
+		r.Renders++
+		var b bytes.Buffer
+		_ = p.Comp(in, v).Render(context.Background(), &b)
+		return b.Bytes()
+	}})
+}
+
+// itemScratch holds a list's items while a frame compares them with those
+// the page has.
+var itemScratch = sync.Pool{New: func() any { return new([]Item) }}
 
 // Render renders fragment i (of Live.Fragments) for this viewer.
 func (r *Renderer) Render(i int, w io.Writer) error {

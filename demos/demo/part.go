@@ -60,6 +60,9 @@ func (s *Layout) fragments(prefix string) []Part {
 				case p.ID != "" || p.shared != notShared:
 					p.ID = sharedID(prefix, p)
 					s.frags = append(s.frags, p)
+					if p.more != nil {
+						walk(p.more.held)
+					}
 				}
 			}
 		}
@@ -109,6 +112,15 @@ type partMore struct {
 	around bool                                // an enclosure: Comp renders parts as its children
 	text   func(in Instance, l ui.Lang) string // the live region's sentence
 	log    *logMore                            // a log panel's source
+	list   *listMore                           // a list's source
+	held   []Part                              // the lists a fragment holds (Holding)
+}
+
+// listMore is a list's source, for frames that send only its items that
+// changed or came (Renderer.Appends).
+type listMore struct {
+	items func(in Instance, items []Item) []Item
+	item  func(in Instance, l ui.Lang, j int) templ.Component
 }
 
 // logMore is a log panel's source, for frames that add its new lines to
@@ -140,6 +152,7 @@ const (
 	sharedSnapshot
 	sharedLive
 	sharedLog
+	sharedList
 )
 
 // Fragment declares a fragment of demos of type D: the element with id,
@@ -261,6 +274,62 @@ func Log[D Instance](prefix string, src LogSource[D]) Part {
 			return ui.Log(v.Lang, prefix, src.Title(v.Lang), lines(in, v.Lang))
 		},
 		more: &partMore{log: m}}
+}
+
+// Item is one item of a list (ListSource): its identity, which it keeps
+// while it is on the page, and its key, which changes whenever its HTML
+// would.
+type Item struct{ ID, Key uint64 }
+
+// ListSource is a list the page shows of demos of type D whose items
+// change in place (a stream's events, delivered or lost, newer ones
+// coming and the oldest leaving), where a log's lines never change. A
+// frame sends only the items whose key changed, each as an element of its
+// own that replaces the page's of the same id, with the items that came at
+// the list's end and how many of its oldest left. A list comes whole on a
+// page's first frame, to a room's followers, and when it changed
+// otherwise (emptied, cut in its middle, reordered).
+type ListSource[D Instance] struct {
+	// Key changes whenever any item's would, or the items themselves.
+	Key func(d D) uint64
+	// Items appends to items each item of the list, in the page's order,
+	// formatting none. An identity must stand for the same item within
+	// the demo (the framework tells demos apart: a moment of the past is
+	// replayed into a demo of its own), as a log's must.
+	Items func(d D, items []Item) []Item
+	// Whole renders the list: an <ol> owning the fragment's id, holding
+	// every item.
+	Whole func(d D, v View) templ.Component
+	// Item renders item j of those Items gave: an <li> with an id of its
+	// own, unique in the page.
+	Item func(d D, l ui.Lang, j int) templ.Component
+}
+
+// List places a list owning id. It may sit inside another fragment, which
+// then renders it whole on the page (View.InPage) and else as an empty
+// element with hx-preserve, as the timeline holds its marks: the page
+// keeps its own, which the list's frames keep up to date.
+func List[D Instance](id string, src ListSource[D]) Part {
+	return Part{ID: id, shared: sharedList,
+		Key:  func(in Instance) uint64 { return src.Key(in.(D)) },
+		Comp: func(in Instance, v View) templ.Component { return src.Whole(in.(D), v) },
+		more: &partMore{list: &listMore{
+			items: func(in Instance, items []Item) []Item { return src.Items(in.(D), items) },
+			item:  func(in Instance, l ui.Lang, j int) templ.Component { return src.Item(in.(D), l, j) },
+		}}}
+}
+
+// Holding declares that fragment p holds lists (List): it renders them
+// inside itself, whole on the page and else as the page has them, and
+// each is a fragment of its own in frames, after p.
+func Holding(p Part, lists ...Part) Part {
+	m := partMore{}
+	if p.more != nil {
+		m = *p.more
+	}
+	m.held = append(m.held, lists...)
+	p.more = &m
+	return p
 }
 
 // Keys.

@@ -161,8 +161,14 @@ func sideParts(i int, notes demo.Part) demo.Part {
 			func(d *Demo, v demo.View) templ.Component { return d.diffFrag(v.Lang, i) }),
 		demo.Fragment(id+"-observed", func(d *Demo) uint64 { return keys(d).observed },
 			func(d *Demo, v demo.View) templ.Component { return d.observedFrag(v.Lang, i) }),
-		demo.Fragment(id+"-stream", func(d *Demo) uint64 { return keys(d).stream },
-			func(d *Demo, v demo.View) templ.Component { return d.streamFrag(v.Lang, i) }),
+		demo.Holding(demo.Fragment(id+"-stream", func(d *Demo) uint64 { return keys(d).stream },
+			func(d *Demo, v demo.View) templ.Component { return d.streamFrag(v, i) }),
+			demo.List(id+"-lane", demo.ListSource[*Demo]{
+				Key:   func(d *Demo) uint64 { return keys(d).lane },
+				Items: func(d *Demo, items []demo.Item) []demo.Item { return d.laneItems(i, items) },
+				Whole: func(d *Demo, v demo.View) templ.Component { return d.laneFrag(v.Lang, i) },
+				Item:  func(d *Demo, l ui.Lang, j int) templ.Component { return d.laneRow(l, i, j) },
+			})),
 		demo.Log(id, demo.LogSource[*Demo]{
 			Key:         func(d *Demo) uint64 { return keys(d).log },
 			Lines:       func(d *Demo, l ui.Lang) []ui.LogLine { return d.logFrag(l, i) },

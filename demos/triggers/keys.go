@@ -50,7 +50,7 @@ type frame struct {
 }
 
 // sideKeys are the keys of one side's fragments.
-type sideKeys struct{ diff, observed, stream, log uint64 }
+type sideKeys struct{ diff, observed, stream, lane, log uint64 }
 
 // reading is both sides as the engine showed them at virtual time now.
 type reading struct {
@@ -73,7 +73,8 @@ func (d *Demo) keys() *frame {
 		f.side[i] = sideKeys{
 			diff:     diffKey(v, f.state[i]),
 			observed: observedKey(v, r.now),
-			stream:   streamKey(v),
+			stream:   demo.Mix(demo.B(v.DuplicateArmed), demo.B(v.SwapArmed), demo.I(len(v.Stream))),
+			lane:     laneKey(v),
 			log:      demo.Mix(d.epoch.Key(), demo.I(len(v.Log)), lastSeq(v.Log)),
 		}
 		f.dupArmed = f.dupArmed || v.DuplicateArmed
@@ -112,19 +113,11 @@ var readings = sync.Pool{New: func() any { return new(reading) }}
 
 // release lets go of the frame's reading of the world: nothing rendered
 // after it may read the props made from it (the snapshot, the last
-// fragment that reads the world, lets go). Once nothing is due (the world
-// is quiet, or the demo paused), it lets go of the streams' rows too: the
-// next frame may be hours away.
+// fragment that reads the world, lets go).
 func (d *Demo) release() {
 	if r := d.fr.read; r != nil {
 		d.fr.read = nil
 		readings.Put(r)
-	}
-	if d.kept != nil {
-		if _, due := d.NextDue(); !due {
-			streamRowsPool.Put(d.kept)
-			d.kept = nil
-		}
 	}
 }
 
@@ -151,14 +144,11 @@ func observedKey(v *engine.SideView, now time.Duration) uint64 {
 	return k
 }
 
-// streamKey sums up a side's stream: what is armed, and each event with
-// its fate and where its copies are (not when they arrive: the page is not
-// told).
-func streamKey(v *engine.SideView) uint64 {
-	k := demo.Mix(demo.B(v.DuplicateArmed), demo.B(v.SwapArmed), demo.I(len(v.Stream)))
-	for _, e := range v.Stream {
-		k = demo.Mix(k, demo.I(e.Seq), demo.Str(string(e.Kind)), demo.Str(e.Pod), demo.I(e.Old), demo.I(e.New),
-			demo.Str(string(e.Fate)), demo.Str(string(e.Loss)), demo.I(e.Delivered), demo.B(e.InFlight > 0), demo.B(e.Held))
+// laneKey sums up a side's lane: each event's row (rowKey).
+func laneKey(v *engine.SideView) uint64 {
+	k := demo.I(len(v.Stream))
+	for j := range v.Stream {
+		k = demo.Mix(k, demo.I(v.Stream[j].Seq), rowKey(&v.Stream[j]))
 	}
 	return k
 }

@@ -42,9 +42,6 @@ type Demo struct {
 	// holds the keys read at ver.
 	epoch, ver demo.Version
 	fr         frame
-	// kept are the streams' rows as the last frame wrote them, while
-	// anything is due (view.go); nil once the demo let them go.
-	kept *streamRows
 }
 
 // newDemo returns a demo of world w on clock c, with the note at the head

@@ -68,14 +68,15 @@ type DiffProps struct {
 	Detail    string
 }
 
-// StreamProps is a side's lane of recent events.
+// StreamProps is a side's stream of recent events.
 type StreamProps struct {
 	// Events are the side's, as the frame's reading holds them: each
 	// row's props are made as it is written (eventRows).
 	Events []engine.StreamEvent
-	// Rows are the rows the side's last frame wrote, which eventRows
-	// copies from; nil writes every row.
-	Rows      *sideRows
+	// Whole renders the lane with its rows: a page's. A frame of the
+	// panel leaves the page's lane, which is a fragment of its own
+	// (Demo.laneItems).
+	Whole     bool
 	DupArmed  bool
 	SwapArmed bool
 }
@@ -216,12 +217,50 @@ func (d *Demo) fillObserved(l ui.Lang, v *engine.SideView, read time.Duration, s
 	}
 }
 
-func (d *Demo) streamFrag(l ui.Lang, i int) templ.Component {
-	return d.sidePanel(l, i, streamPanel, (*Demo).fillStream)
+// streamFrag lays out a side's stream: what is armed, and its lane, whole
+// on a page only.
+func (d *Demo) streamFrag(v demo.View, i int) templ.Component {
+	whole := v.InPage()
+	return d.sidePanel(v.Lang, i, streamPanel, func(_ *Demo, _ ui.Lang, sv *engine.SideView, _ time.Duration, sp *SideProps) {
+		sp.Stream = StreamProps{DupArmed: sv.DuplicateArmed, SwapArmed: sv.SwapArmed, Events: sv.Stream, Whole: whole}
+	})
 }
 
-func (d *Demo) fillStream(_ ui.Lang, v *engine.SideView, _ time.Duration, sp *SideProps) {
-	sp.Stream = StreamProps{DupArmed: v.DuplicateArmed, SwapArmed: v.SwapArmed, Events: v.Stream, Rows: d.rows(int(v.Side))}
+// laneFrag renders side i's lane whole.
+func (d *Demo) laneFrag(l ui.Lang, i int) templ.Component {
+	v, _ := d.side(i)
+	return streamLane(l, Prefix+"-"+v.Side.String(), v.Stream, false)
+}
+
+// laneItems appends the rows of side i's lane, formatting none: an
+// event's number within the world's epoch, and everything its row is
+// written from (writeEvent).
+func (d *Demo) laneItems(i int, items []demo.Item) []demo.Item {
+	v, _ := d.side(i)
+	ep := d.epoch.Key()
+	for j := range v.Stream {
+		e := &v.Stream[j]
+		items = append(items, demo.Item{ID: demo.Mix(ep, demo.I(e.Seq)), Key: rowKey(e)})
+	}
+	return items
+}
+
+// rowKey sums up everything an event's row is written from, but the
+// language (the framework mixes in the viewer's).
+func rowKey(e *engine.StreamEvent) uint64 {
+	return demo.Mix(demo.Str(string(e.Kind)), demo.Str(e.Pod), demo.I(e.Old), demo.I(e.New),
+		demo.Str(string(e.Fate)), demo.Str(string(e.Loss)), uint64(e.EmittedAt), demo.I(e.Delivered), uint64(e.DeliveredAt),
+		demo.B(e.InFlight > 0), demo.B(e.Held))
+}
+
+// laneRow renders row j of side i's lane (of laneItems).
+func (d *Demo) laneRow(l ui.Lang, i, j int) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		v, _ := d.side(i)
+		h := ui.NewHTML(w)
+		writeEvent(h, l, Prefix+"-"+v.Side.String(), &v.Stream[j])
+		return h.Err()
+	})
 }
 
 // logFrag says side i's controller log, with the reset or restore note,
@@ -498,33 +537,29 @@ func podRows(l ui.Lang, id string, pods []PodProps) templ.Component {
 }
 
 // eventRows writes a stream's events by hand, one row each, as templ
-// wrote them:
-//
-//	<li class="tr-ev" data-testid="event" data-seq="…" data-kind="…" data-pod="…" data-fate="…" data-loss="…" data-delivered="…" data-inflight="…"><span class="tr-ev-mark" aria-hidden="true">…</span> <span class="tr-ev-text" aria-hidden="true">…</span> <span class="sr-only">…</span></li>
-//
-// A stream is rendered again with every frame of its side (four or five
-// for each action on either), and from one frame to the next at most a
-// row or two of its twelve change: rows, when not nil, keeps the rows the
-// last frame wrote, and a row whose event, state and language are the same
-// is copied from it.
-func eventRows(l ui.Lang, events []engine.StreamEvent, rows *sideRows) templ.Component {
+// wrote them (writeEvent): the lane's, whole.
+func eventRows(l ui.Lang, id string, events []engine.StreamEvent) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		if rows == nil {
-			h := ui.NewHTML(w)
-			for i := range events {
-				writeEvent(h, l, events[i])
-			}
-			return h.Err()
+		h := ui.NewHTML(w)
+		for i := range events {
+			writeEvent(h, l, id, &events[i])
 		}
-		_, err := w.Write(rows.write(l, events))
-		return err
+		return h.Err()
 	})
 }
 
-// writeEvent writes one row of eventRows.
-func writeEvent(h *ui.HTML, l ui.Lang, ev engine.StreamEvent) {
-	e := eventProps(l, ev)
-	h.Raw(`<li class="tr-ev" data-testid="event" data-seq="`)
+// writeEvent writes one row of the lane of the side whose fragments' ids
+// start with id. Frames replace a row by its id when its event changes
+// (Demo.laneItems):
+//
+//	<li id="tr-edge-ev-7" class="tr-ev" data-testid="event" data-seq="…" data-kind="…" data-pod="…" data-fate="…" data-loss="…" data-delivered="…" data-inflight="…"><span class="tr-ev-mark" aria-hidden="true">…</span> <span class="tr-ev-text" aria-hidden="true">…</span> <span class="sr-only">…</span></li>
+func writeEvent(h *ui.HTML, l ui.Lang, id string, ev *engine.StreamEvent) {
+	e := eventProps(l, *ev)
+	h.Raw(`<li id="`)
+	h.Raw(id)
+	h.Raw(`-ev-`)
+	h.Int(e.Seq)
+	h.Raw(`" class="tr-ev" data-testid="event" data-seq="`)
 	h.Int(e.Seq)
 	h.Raw(`" data-kind="`)
 	h.Text(e.Kind)
@@ -545,111 +580,4 @@ func writeEvent(h *ui.HTML, l ui.Lang, ev engine.StreamEvent) {
 	h.Raw(`</span> <span class="sr-only">`)
 	h.Text(e.Label)
 	h.Raw(`</span></li>`)
-}
-
-// streamRows are both streams' rows as the last frame wrote them. A
-// session holds them while its world moves and lets them go once nothing
-// is due (Demo.release): an idle session keeps none.
-type streamRows struct{ side [2]sideRows }
-
-// sideRows are one stream's rows as the last frame wrote them: their keys
-// and their html. Neither holds a pointer, so the collector never scans
-// them: thousands of sessions keep theirs between frames.
-type sideRows struct {
-	rows []rowWritten
-	html []byte
-	out  appender
-}
-
-// rowWritten is a row of html, and the key of what it was written from.
-type rowWritten struct {
-	key        rowKey
-	start, end int
-}
-
-// rowKey stands for everything a row is written from (writeEvent): the
-// event's number, and the rest of it, the two states the row shows and
-// the language, summed as the fragments' keys are (demo.Mix).
-type rowKey struct {
-	seq int
-	sum uint64
-}
-
-// keyOf returns the key of e's row in language l.
-func keyOf(l ui.Lang, e *engine.StreamEvent) rowKey {
-	return rowKey{seq: e.Seq, sum: demo.Mix(demo.Str(string(e.Kind)), demo.Str(e.Pod), demo.I(e.Old), demo.I(e.New),
-		demo.Str(string(e.Fate)), demo.Str(string(e.Loss)), uint64(e.EmittedAt), demo.I(e.Delivered), uint64(e.DeliveredAt),
-		demo.B(e.InFlight > 0), demo.B(e.Held), demo.Str(string(l)))}
-}
-
-// scratch holds the arrays a frame writes a stream's rows into, given back
-// with the last frame's once the new ones are kept: a session keeps one
-// set, not two.
-var scratch = sync.Pool{New: func() any { return new(sideRows) }}
-
-// write returns the rows of events, copying each one the last frame wrote
-// from the same key.
-func (c *sideRows) write(l ui.Lang, events []engine.StreamEvent) []byte {
-	next := scratch.Get().(*sideRows)
-	rows, html := next.rows[:0], next.html[:0]
-	from := 0               // where the last frame's rows are looked up from: they keep their order
-	h := ui.NewHTML(&c.out) // writes the rows not kept
-	for i := range events {
-		e := &events[i]
-		k := keyOf(l, e)
-		start := len(html)
-		if old, j, ok := c.find(k, from); ok {
-			from = j + 1
-			html = append(html, c.html[old.start:old.end]...)
-		} else {
-			c.out.b = html
-			writeEvent(h, l, *e)
-			html = c.out.b
-			c.out.b = nil
-		}
-		rows = append(rows, rowWritten{key: k, start: start, end: len(html)})
-	}
-	next.rows, next.html = c.rows, c.html
-	c.rows, c.html = rows, html
-	scratch.Put(next)
-	return html
-}
-
-// find returns the row the last frame wrote from k and its index, looking
-// from index from on, then before it.
-func (c *sideRows) find(k rowKey, from int) (rowWritten, int, bool) {
-	for j := range c.rows {
-		if j += from; j >= len(c.rows) {
-			j -= len(c.rows)
-		}
-		if c.rows[j].key == k {
-			return c.rows[j], j, true
-		}
-	}
-	return rowWritten{}, 0, false
-}
-
-// appender is an io.Writer that appends to b.
-type appender struct{ b []byte }
-
-func (a *appender) Write(p []byte) (int, error) {
-	a.b = append(a.b, p...)
-	return len(p), nil
-}
-
-func (a *appender) WriteString(s string) (int, error) {
-	a.b = append(a.b, s...)
-	return len(s), nil
-}
-
-// streamRowsPool are the rows idle sessions let go.
-var streamRowsPool = sync.Pool{New: func() any { return new(streamRows) }}
-
-// rows returns side i's kept rows, taking a set from the pool if the demo
-// let go of its own.
-func (d *Demo) rows(i int) *sideRows {
-	if d.kept == nil {
-		d.kept = streamRowsPool.Get().(*streamRows)
-	}
-	return &d.kept.side[i]
 }

@@ -1,7 +1,6 @@
 package triggers
 
 import (
-	"reflect"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/reconcile-demo/reconcile-demo/demos/demo"
 	"github.com/reconcile-demo/reconcile-demo/demos/demotest"
 	engine "github.com/reconcile-demo/reconcile-demo/engine/triggers"
-	"github.com/reconcile-demo/reconcile-demo/internal/noscan"
 	"github.com/reconcile-demo/reconcile-demo/internal/racetest"
 	ui "github.com/reconcile-demo/reconcile-demo/templates"
 )
@@ -112,11 +110,3 @@ var notes = []string{"delivery", "failed-pods", "resync", "relist", "quota"}
 
 // TestNotes: each note is on the page once, from its first load.
 func TestNotes(t *testing.T) { demotest.Notes(t, Kind, notes...) }
-
-// TestKeptRowsHoldNoPointer: the rows a session keeps between frames, and
-// their html, are arrays the collector never scans.
-func TestKeptRowsHoldNoPointer(t *testing.T) {
-	if noscan.HasPointer(reflect.TypeFor[rowWritten]()) {
-		t.Fatal("a kept row holds a pointer: the collector scans every session's stream rows")
-	}
-}
