@@ -21,7 +21,18 @@ import (
 // actions long.
 //
 //	go test -run '^$' -bench Frame -benchmem ./demos
-func BenchmarkFrame(b *testing.B) {
+func BenchmarkFrame(b *testing.B) { benchFrames(b, false) }
+
+// BenchmarkFrames is BenchmarkFrame with every frame an action brings, as
+// a session renders them: one when the action is applied, then one at each
+// moment within the second that something happens by itself (an event
+// delivered, a pod started), as the session wakes for it (NextDue). It
+// reports the frames and their bytes per action.
+//
+//	go test -run '^$' -bench Frames -benchmem ./demos
+func BenchmarkFrames(b *testing.B) { benchFrames(b, true) }
+
+func benchFrames(b *testing.B, each bool) {
 	const sessionActions = 300
 	for _, k := range All() {
 		b.Run(k.Name, func(b *testing.B) {
@@ -30,6 +41,7 @@ func BenchmarkFrame(b *testing.B) {
 			var box sockets.Mailbox
 			b.ReportAllocs()
 			n, renders := 0, 0
+			sent.bytes, sent.frames = 0, 0
 			for i := 0; b.Loop(); i++ {
 				if i%sessionActions == 0 {
 					if r != nil {
@@ -52,13 +64,30 @@ func BenchmarkFrame(b *testing.B) {
 				if err := live.Apply(c); err != nil {
 					b.Fatal(err)
 				}
-				live.Advance(time.Second)
+				left := time.Second
+				for each {
+					if err := send(r, &box); err != nil {
+						b.Fatal(err)
+					}
+					due, ok := live.NextDue()
+					if !ok || due > left {
+						break
+					}
+					due = max(due, time.Millisecond)
+					live.Advance(due)
+					left -= due
+				}
+				live.Advance(left)
 				if err := send(r, &box); err != nil {
 					b.Fatal(err)
 				}
 				n++
 			}
 			b.ReportMetric(float64(renders+r.Renders)/float64(n), "renders/op")
+			if each {
+				b.ReportMetric(float64(sent.frames)/float64(n), "frames/op")
+				b.ReportMetric(float64(sent.bytes)/float64(n), "sent-B/op")
+			}
 		})
 	}
 }
@@ -67,6 +96,8 @@ func BenchmarkFrame(b *testing.B) {
 var sent struct {
 	rendered []demo.Rendered
 	frags    []sockets.Frag
+	bytes    int // written, for BenchmarkFrames
+	frames   int // messages written, for BenchmarkFrames
 }
 
 // send renders r's frame and writes it through box as an owner's session
@@ -89,7 +120,10 @@ func send(r *demo.Renderer, box *sockets.Mailbox) error {
 	clear(frags)
 	sent.rendered, sent.frags = rendered[:0], frags[:0]
 	buf := sockets.GetBuffer()
-	box.WriteTo(buf)
+	if box.WriteTo(buf) {
+		sent.frames++
+	}
+	sent.bytes += buf.Len()
 	sockets.PutBuffer(buf)
 	return nil
 }
