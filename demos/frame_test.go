@@ -432,7 +432,8 @@ func TestFramesKeepThePage(t *testing.T) {
 			r := live.Renderer(v)
 			r.Appends = true
 			rng := rand.New(rand.NewPCG(7, uint64(len(k.Name))))
-			items := 0 // fragments whose frame replaced single items
+			items := 0   // fragments whose frame replaced single items
+			fromEnd := 0 // fragments whose frame dropped items from a list's end
 			for step := range 160 {
 				frame, err := r.Frame(nil)
 				if err != nil {
@@ -441,6 +442,9 @@ func TestFramesKeepThePage(t *testing.T) {
 				for _, f := range frame {
 					if applyFrame(t, page, string(f.HTML)) != f.ID {
 						items++
+					}
+					if strings.Contains(string(f.HTML), `hx-swap-oob="afterbegin" data-drop`) {
+						fromEnd++
 					}
 				}
 				if got, want := renderPage(t, page), renderPage(t, parsePage(t, section())); got != want {
@@ -465,9 +469,12 @@ func TestFramesKeepThePage(t *testing.T) {
 				_ = live.Apply(c) // a refusal changes nothing, and shows in the page's error
 				live.Advance(time.Duration(rng.IntN(1500)) * time.Millisecond)
 			}
-			t.Logf("%d fragments replaced single items of a list", items)
-			if k.Name == "triggers" && items == 0 {
+			t.Logf("%d fragments replaced single items of a list, %d dropped items from its end", items, fromEnd)
+			switch {
+			case k.Name == "triggers" && items == 0:
 				t.Error("no frame replaced single rows of a stream's lane")
+			case k.Name == "reconcile" && (items == 0 || fromEnd == 0):
+				t.Error("no frame replaced a single pod's card, or dropped the last pods alone")
 			}
 		})
 	}

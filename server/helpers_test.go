@@ -302,6 +302,19 @@ func (c *wsClient) read(deadline time.Time) error {
 			}
 			continue
 		}
+		if old := c.frags[id]; old != nil && attr(n, "hx-swap-oob") == "afterbegin" {
+			// The same from the list's other end.
+			drop, _ := strconv.Atoi(attr(n, "data-drop"))
+			for ; drop > 0 && old.LastChild != nil; drop-- {
+				old.RemoveChild(old.LastChild)
+			}
+			first := old.FirstChild
+			for ch := n.FirstChild; ch != nil; ch = n.FirstChild {
+				n.RemoveChild(ch)
+				old.InsertBefore(ch, first)
+			}
+			continue
+		}
 		if _, own := c.frags[id]; !own && n.Data == "li" {
 			if in := c.inFragment(id); in != nil {
 				// A list's item (demo.List), never a fragment of its own:
@@ -436,7 +449,7 @@ func (c *wsClient) pods() []string {
 		}
 		return out
 	}
-	if f := c.frags["rc-observed"]; f != nil {
+	if f := c.frags["rc-pods"]; f != nil {
 		for _, n := range findAll(f, func(n *html.Node) bool { return attr(n, "data-testid") == "pod" }) {
 			out = append(out, attr(n, "data-name")+"="+attr(n, "data-phase"))
 		}

@@ -6,20 +6,24 @@ type PodRow struct {
 	Phase     string // as the engine spells it: "Running"
 	PhaseText string // as the page says it
 	ETA       *ETA   // while Pending: when it starts
-	IDPrefix  string // its kill button's id is <IDPrefix>-kill-<Name>
+	IDPrefix  string // its id is <IDPrefix>-pod-<Name>, its kill button's <IDPrefix>-kill-<Name>
 	KillLabel string // the button's accessible name
 	Kill      string // the button's text
 }
 
 // WritePod writes a pod's row by hand, as the demos' templates wrote it:
 //
-//	<li class="pod pod-running" data-testid="pod" data-name="…" data-phase="…"><span class="pod-icon" aria-hidden="true">●</span> <span class="pod-name">…</span> <span class="pod-phase">…</span> [countdown]<button type="button" id="…" class="btn btn-kill" data-testid="kill" data-pod="…" aria-label="…" [disabled] ws-send hx-vals="…">…</button></li>
+//	<li id="…" class="pod pod-running" data-testid="pod" data-name="…" data-phase="…"><span class="pod-icon" aria-hidden="true">●</span> <span class="pod-name">…</span> <span class="pod-phase">…</span> [countdown]<button type="button" id="…" class="btn btn-kill" data-testid="kill" data-pod="…" aria-label="…" [disabled] ws-send hx-vals="…">…</button></li>
 //
 // A list of pods is written whenever one of them changes (every action and
 // every pod that starts): templ's attribute expressions, its spread class
 // and the countdown component made a fifth of a frame's garbage.
 func WritePod(h *HTML, p *PodRow) {
-	h.Raw(`<li class="pod pod-`)
+	h.Raw(`<li id="`)
+	h.Text(p.IDPrefix)
+	h.Raw(`-pod-`)
+	h.Text(p.Name)
+	h.Raw(`" class="pod pod-`)
 	h.Text(Lower(p.Phase))
 	h.Raw(`" data-testid="pod" data-name="`)
 	h.Text(p.Name)

@@ -679,9 +679,9 @@ func (r *Renderer) appendItems(ctx context.Context, out []Rendered, i int, k uin
 }
 
 // appendList sends list fragment i (List, whose key is now k) to a page
-// that appends: the items that came at its end and how many of its oldest
-// left, then each kept item whose key changed, as an element that replaces
-// the page's; else the whole list. A frame that sends items carries the
+// that appends: the items that came at one end of the list and how many
+// left from the other, then each kept item whose key changed, as an
+// element that replaces the page's; else the whole list. A frame that sends items carries the
 // whole as its Full.
 func (r *Renderer) appendList(ctx context.Context, out []Rendered, i int, k uint64, buf *bytes.Buffer) []Rendered {
 	p := &r.live.frags()[i]
@@ -705,14 +705,30 @@ func (r *Renderer) appendList(ctx context.Context, out []Rendered, i int, k uint
 	if r.sums[i] == 0 {
 		sent = nil // the page has none of ours
 	}
+	// The items that came, at the list's end or at its start (atStart),
+	// and how many of the page's leave from the other end.
 	m := len(sent) / 2
 	drop, t, ok := added(sent[:m], now[:n])
+	atStart := false
+	if !ok {
+		drop, t, ok = prepended(sent[:m], now[:n])
+		atStart = ok
+	}
 	var few [16]int
 	changed := few[:0]
 	if ok {
+		kept, was := now[n:], sent[m+drop:] // the kept items' keys, now and as the page has them
+		if atStart {
+			kept, was = now[n+t:], sent[m:]
+		}
 		for j := range n - t {
-			if now[n+j] != sent[m+drop+j] {
+			if kept[j] != was[j] {
 				changed = append(changed, j)
+			}
+		}
+		if atStart {
+			for j := range changed {
+				changed[j] += t
 			}
 		}
 	}
@@ -727,12 +743,16 @@ func (r *Renderer) appendList(ctx context.Context, out []Rendered, i int, k uint
 		return append(out, Rendered{ID: p.ID})
 	}
 	if t > 0 || drop > 0 {
-		buf.WriteString(`<ol id="` + html.EscapeString(p.ID) + `" hx-swap-oob="beforeend"`)
+		from, swap := n-t, `beforeend`
+		if atStart {
+			from, swap = 0, `afterbegin`
+		}
+		buf.WriteString(`<ol id="` + html.EscapeString(p.ID) + `" hx-swap-oob="` + swap + `"`)
 		if drop > 0 {
 			buf.WriteString(` data-drop="` + strconv.Itoa(drop) + `"`)
 		}
 		buf.WriteString(`>`)
-		for j := n - t; j < n; j++ {
+		for j := from; j < from+t; j++ {
 			_ = src.item(in, lang, j).Render(ctx, buf)
 		}
 		buf.WriteString(`</ol>`)

@@ -480,6 +480,25 @@ func added(sent, cur []uint64) (drop, t int, ok bool) {
 	return 0, 0, false
 }
 
+// prepended is added from a list's other end: how many of sent's last
+// items leave, and how many of cur's first are new, when that makes cur
+// of sent.
+func prepended(sent, cur []uint64) (drop, t int, ok bool) {
+	if len(sent) == 0 {
+		return 0, 0, false
+	}
+	for t := 0; t < len(cur); t++ {
+		if cur[t] != sent[0] {
+			continue
+		}
+		old := len(cur) - t // how many of sent stay: its first old
+		if old <= len(sent) && slices.Equal(sent[:old], cur[t:]) {
+			return len(sent) - old, t, true
+		}
+	}
+	return 0, 0, false
+}
+
 // actionLabel says a logged action in a mark's tooltip: its name and its
 // fields' values.
 func actionLabel(e Entry) string {

@@ -95,7 +95,13 @@ func (d *Demo) Apply(c demo.Command) error {
 var parts = demo.Declare(
 	demo.Box("rc-state",
 		demo.Fragment("rc-desired", func(d *Demo) uint64 { return uint64(d.Desired()) }, (*Demo).desiredFrag),
-		demo.Fragment("rc-observed", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) }, (*Demo).observedFrag),
+		demo.Holding(demo.Fragment("rc-observed", (*Demo).observedKey, (*Demo).observedFrag),
+			demo.List("rc-pods", demo.ListSource[*Demo]{
+				Key:   func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key()) },
+				Items: (*Demo).podItems,
+				Whole: (*Demo).podsFrag,
+				Item:  (*Demo).podRow,
+			})),
 	),
 	demo.Fragment("rc-diff", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.ver.Key(), demo.B(d.Controller())) }, (*Demo).diffFrag),
 	demo.Controls(),

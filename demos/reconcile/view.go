@@ -24,7 +24,8 @@ type Props struct {
 	Lang    ui.Lang
 	Desired int
 	Max     int
-	Pods    []PodProps
+	Pods    []PodProps // nil: the panel keeps the page's (podList)
+	Count   int        // the pods
 	Alive   int
 	Running int
 	Pending int
@@ -67,8 +68,43 @@ func (d *Demo) desiredFrag(v demo.View) templ.Component {
 	return desiredPanel(&Props{Lang: v.Lang, Desired: d.Desired(), Max: MaxDesired})
 }
 
+// observedFrag lays out the pods' counts, and their cards on a page only:
+// frames send the cards apart (podsFrag).
 func (d *Demo) observedFrag(v demo.View) templ.Component {
-	return observedPanel(d.observed(v.Lang, true))
+	return observedPanel(d.observed(v.Lang, v.InPage()))
+}
+
+// observedKey sums up the panel's counts.
+func (d *Demo) observedKey() uint64 {
+	p := d.observed(ui.Ja, false)
+	return demo.Mix(demo.I(p.Count), demo.I(p.Running), demo.I(p.Pending), demo.I(p.Failed))
+}
+
+// podsFrag renders the pods' cards, whole.
+func (d *Demo) podsFrag(v demo.View) templ.Component {
+	return podList(v.Lang, d.observed(v.Lang, true).Pods, false)
+}
+
+// podItems appends the pods' cards, formatting none: a pod's name within
+// the state's epoch, and its phase with, while it is Pending, when it
+// starts (the countdown's end, which is all the page is sent).
+func (d *Demo) podItems(items []demo.Item) []demo.Item {
+	var buf [2 * MaxDesired]chapter.Pod
+	now, ep := d.Now(), d.epoch.Key()
+	for _, pod := range d.cluster.AppendPods(buf[:0]) {
+		k := demo.I(int(pod.Phase))
+		if pod.Phase == chapter.Pending {
+			in, _ := d.StartsIn(pod.Name)
+			k = demo.Mix(k, uint64((now + in).Milliseconds()))
+		}
+		items = append(items, demo.Item{ID: demo.Mix(ep, demo.Str(pod.Name)), Key: k})
+	}
+	return items
+}
+
+// podRow renders pod j's card (of podItems).
+func (d *Demo) podRow(l ui.Lang, j int) templ.Component {
+	return podRows(l, d.observed(l, true).Pods[j:j+1])
 }
 
 // observed counts the pods by phase and, with pods, lays them out as
@@ -78,6 +114,7 @@ func (d *Demo) observed(l ui.Lang, pods bool) *Props {
 	p := &Props{Lang: l, Desired: d.Desired()}
 	var buf [2 * MaxDesired]chapter.Pod // the most a cluster holds but after a burst of kills
 	all := d.cluster.AppendPods(buf[:0])
+	p.Count = len(all)
 	if pods {
 		p.Pods = make([]PodProps, 0, len(all))
 	}

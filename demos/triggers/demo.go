@@ -159,8 +159,14 @@ func sideParts(i int, notes demo.Part) demo.Part {
 	parts := []demo.Part{
 		demo.Fragment(id+"-diff", func(d *Demo) uint64 { return keys(d).diff },
 			func(d *Demo, v demo.View) templ.Component { return d.diffFrag(v.Lang, i) }),
-		demo.Fragment(id+"-observed", func(d *Demo) uint64 { return keys(d).observed },
-			func(d *Demo, v demo.View) templ.Component { return d.observedFrag(v.Lang, i) }),
+		demo.Holding(demo.Fragment(id+"-observed", func(d *Demo) uint64 { return keys(d).counts },
+			func(d *Demo, v demo.View) templ.Component { return d.observedFrag(v, i) }),
+			demo.List(id+"-pods", demo.ListSource[*Demo]{
+				Key:   func(d *Demo) uint64 { return keys(d).observed },
+				Items: func(d *Demo, items []demo.Item) []demo.Item { return d.podItems(i, items) },
+				Whole: func(d *Demo, v demo.View) templ.Component { return d.podsFrag(v.Lang, i) },
+				Item:  func(d *Demo, l ui.Lang, j int) templ.Component { return d.podRow(l, i, j) },
+			})),
 		demo.Holding(demo.Fragment(id+"-stream", func(d *Demo) uint64 { return keys(d).stream },
 			func(d *Demo, v demo.View) templ.Component { return d.streamFrag(v, i) }),
 			demo.List(id+"-lane", demo.ListSource[*Demo]{

@@ -50,7 +50,7 @@ type frame struct {
 }
 
 // sideKeys are the keys of one side's fragments.
-type sideKeys struct{ diff, observed, stream, lane, log uint64 }
+type sideKeys struct{ diff, counts, observed, stream, lane, log uint64 }
 
 // reading is both sides as the engine showed them at virtual time now.
 type reading struct {
@@ -72,6 +72,7 @@ func (d *Demo) keys() *frame {
 		f.state[i] = diffState(v)
 		f.side[i] = sideKeys{
 			diff:     diffKey(v, f.state[i]),
+			counts:   countsKey(v),
 			observed: observedKey(v, r.now),
 			stream:   demo.Mix(demo.B(v.DuplicateArmed), demo.B(v.SwapArmed), demo.I(len(v.Stream))),
 			lane:     laneKey(v),
@@ -129,6 +130,15 @@ func diffKey(v *engine.SideView, state string) uint64 {
 		k = demo.Mix(k, demo.Str(n))
 	}
 	return k
+}
+
+// countsKey sums up a side's pods' counts by phase, as its panel says them.
+func countsKey(v *engine.SideView) uint64 {
+	var n [4]int
+	for _, p := range v.Pods {
+		n[min(int(p.Phase), len(n)-1)]++
+	}
+	return demo.Mix(demo.I(len(v.Pods)), demo.I(v.Alive), demo.I(n[0]), demo.I(n[1]), demo.I(n[2]), demo.I(n[3]))
 }
 
 // observedKey sums up a side's pods: names, phases and, for Pending ones,

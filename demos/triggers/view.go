@@ -37,17 +37,20 @@ type Props struct {
 // SideProps is one column: a cluster, its stream and its controller; each
 // of its fragments fills only the fields it reads.
 type SideProps struct {
-	Side   string // "edge" or "level", as data-trigger spells it
-	ID     string // the prefix of its fragments' ids: "tr-edge"
-	Title  string
-	Sub    string
-	Pods   []PodProps
-	Alive  int
-	Count  PhaseCount
-	Diff   DiffProps
-	Memory string
-	Known  int // edge: pods the controller remembers; level: -1 (it remembers nothing)
-	Stream StreamProps
+	Side  string // "edge" or "level", as data-trigger spells it
+	ID    string // the prefix of its fragments' ids: "tr-edge"
+	Title string
+	Sub   string
+	Pods  []PodProps
+	// PodsWhole renders the pods' cards: a page's. A frame of the panel
+	// leaves the page's, which are a fragment of their own (Demo.podItems).
+	PodsWhole bool
+	Alive     int
+	Count     PhaseCount
+	Diff      DiffProps
+	Memory    string
+	Known     int // edge: pods the controller remembers; level: -1 (it remembers nothing)
+	Stream    StreamProps
 }
 
 // PhaseCount counts a side's pods by phase.
@@ -195,26 +198,66 @@ func (d *Demo) fillDiff(l ui.Lang, v *engine.SideView, _ time.Duration, sp *Side
 // observedFrag lays out a side's pods. The side was read at virtual time
 // read; a Pending pod's countdown ends when it starts, and says the time
 // left from now.
-func (d *Demo) observedFrag(l ui.Lang, i int) templ.Component {
-	return d.sidePanel(l, i, observedPanel, (*Demo).fillObserved)
+func (d *Demo) observedFrag(v demo.View, i int) templ.Component {
+	whole := v.InPage()
+	return d.sidePanel(v.Lang, i, observedPanel, func(d *Demo, l ui.Lang, sv *engine.SideView, read time.Duration, sp *SideProps) {
+		d.fillObserved(l, sv, read, sp)
+		sp.PodsWhole = whole
+	})
 }
 
 func (d *Demo) fillObserved(l ui.Lang, v *engine.SideView, read time.Duration, sp *SideProps) {
-	now := d.w.Now()
 	sp.Alive = v.Alive
-	for _, pod := range v.Pods {
-		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
+	for j, pod := range v.Pods {
 		switch pod.Phase {
 		case chapter.Running:
 			sp.Count.Running++
 		case chapter.Pending:
 			sp.Count.Pending++
-			pp.ETA = ui.StartsIn(l, now, read+pod.StartsIn-now)
 		case chapter.Failed:
 			sp.Count.Failed++
 		}
-		sp.Pods = append(sp.Pods, pp)
+		sp.Pods = append(sp.Pods, d.podProps(l, v, read, j))
 	}
+}
+
+// podProps returns pod j of side v, read at virtual time read.
+func (d *Demo) podProps(l ui.Lang, v *engine.SideView, read time.Duration, j int) PodProps {
+	pod := &v.Pods[j]
+	pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
+	if pod.Phase == chapter.Pending {
+		now := d.w.Now()
+		pp.ETA = ui.StartsIn(l, now, read+pod.StartsIn-now)
+	}
+	return pp
+}
+
+// podsFrag renders side i's pods' cards, whole.
+func (d *Demo) podsFrag(l ui.Lang, i int) templ.Component {
+	return d.sidePanel(l, i, func(l ui.Lang, sp *SideProps) templ.Component { return sidePods(l, sp.ID, sp.Pods, false) },
+		(*Demo).fillObserved)
+}
+
+// podItems appends side i's pods' cards, formatting none: a pod's name
+// within the world's epoch, and its phase with, while it is Pending, when
+// it starts (as observedKey sums them).
+func (d *Demo) podItems(i int, items []demo.Item) []demo.Item {
+	v, read := d.side(i)
+	ep := d.epoch.Key()
+	for _, p := range v.Pods {
+		k := uint64(p.Phase)
+		if p.Phase == chapter.Pending {
+			k = demo.Mix(k, uint64((read + p.StartsIn).Milliseconds()))
+		}
+		items = append(items, demo.Item{ID: demo.Mix(ep, demo.Str(p.Name)), Key: k})
+	}
+	return items
+}
+
+// podRow renders pod j of side i's cards (of podItems).
+func (d *Demo) podRow(l ui.Lang, i, j int) templ.Component {
+	v, read := d.side(i)
+	return podRows(l, Prefix+"-"+v.Side.String(), []PodProps{d.podProps(l, v, read, j)})
 }
 
 // streamFrag lays out a side's stream: what is armed, and its lane, whole
