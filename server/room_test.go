@@ -388,7 +388,7 @@ func TestFollowerLooksAtThePastAlone(t *testing.T) {
 	// Back to the first action's moment: desired 5, on this page only.
 	a.send(`{"action":"timeline","at":"` + first + `","moment":"` + moment + `","HEADERS":{}}`)
 	a.waitFor("the past", func() bool {
-		return a.value("desired") == "5" && attr(byTestID(a.frags["rc-timeline"], "timeline")[0], "data-mode") == "past"
+		return a.value("desired") == "5" && attr(byTestID(a.frags["rc-timeline-track"], "timeline")[0], "data-mode") == "past"
 	})
 	owner.send(htmx("set-replicas", "replicas", 2))
 	b.waitFor("desired 2", func() bool { return b.value("desired") == "2" })
@@ -410,7 +410,7 @@ func TestFollowerLooksAtThePastAlone(t *testing.T) {
 	// Back to now: the room's present.
 	a.send(htmx("timeline-live"))
 	a.waitFor("the present", func() bool {
-		return a.value("desired") == "2" && attr(byTestID(a.frags["rc-timeline"], "timeline")[0], "data-mode") == "live"
+		return a.value("desired") == "2" && attr(byTestID(a.frags["rc-timeline-track"], "timeline")[0], "data-mode") == "live"
 	})
 	owner.send(htmx("set-replicas", "replicas", 4))
 	a.waitFor("desired 4", func() bool { return a.value("desired") == "4" })

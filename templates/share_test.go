@@ -58,11 +58,13 @@ func TestShareLinkInTimeline(t *testing.T) {
 		want string
 	}{
 		{TimelineProps{Prefix: "rc", Share: link},
-			`<a class="btn btn-small tl-share" id="rc-share" data-testid="share-moment" data-timeline data-value="/reconcile?at=5000&amp;moment=QUJD" target="_blank" rel="noopener"><span aria-hidden="true">⇗</span> この瞬間のリンク</a></p>`},
+			`<span id="rc-timeline-share"><a class="btn btn-small tl-share" id="rc-share" data-testid="share-moment" data-timeline data-value="/reconcile?at=5000&amp;moment=QUJD" target="_blank" rel="noopener"><span aria-hidden="true">⇗</span> この瞬間のリンク</a></span></p>`},
 		{TimelineProps{Prefix: "rc", ShareSoon: true},
-			`<a class="btn btn-small tl-share" id="rc-share" data-testid="share-moment" data-timeline target="_blank" rel="noopener"><span aria-hidden="true">⇗</span> この瞬間のリンク</a></p>`},
-		{TimelineProps{Prefix: "rc"}, `</button> </p>`},
+			`<span id="rc-timeline-share"><a class="btn btn-small tl-share" id="rc-share" data-testid="share-moment" data-timeline target="_blank" rel="noopener"><span aria-hidden="true">⇗</span> この瞬間のリンク</a></span></p>`},
+		{TimelineProps{Prefix: "rc"}, `</button> <span id="rc-timeline-share"></span></p>`},
 	} {
+		// As a page has it: a frame sends the link apart (TimelineShare).
+		c.p.InPage = true
 		var b bytes.Buffer
 		if err := Timeline(Ja, c.p).Render(t.Context(), &b); err != nil {
 			t.Fatal(err)

@@ -17,12 +17,13 @@ type TimelineProps struct {
 	Min, Max int64          // virtual ms: the start of the log (or the last reset's fold), and the present
 	Value    int64          // the moment shown: Max while the page shows the present
 	Past     bool           // the page shows a moment of the past
-	Marks    []TimelineMark // the marks, when MarksHere
-	// MarksHere draws the marks in the timeline: a page's. A frame of the
-	// timeline keeps the page's marks (hx-preserve): they are a fragment
-	// of their own (TimelineMarks).
-	MarksHere bool
-	Share     MomentLink // the link to the moment shown (absolute, or a path on a page); no Moment when the origin is unknown. The page makes it the anchor's href and its data-embed, the same under /embed/<kind> (static/app.js): a frame carries it once
+	Marks    []TimelineMark // the marks, when InPage
+	// InPage draws the whole timeline: a page's. A frame of the panel
+	// keeps the page's range (TimelineTrack) and link (TimelineShare), and
+	// a frame of the range the page's marks (TimelineMarks): each is a
+	// fragment of its own (hx-preserve), sent when it changes.
+	InPage bool
+	Share  MomentLink // the link to the moment shown (absolute, or a path on a page); no Moment when the origin is unknown. The page makes it the anchor's href and its data-embed, the same under /embed/<kind> (static/app.js): a frame carries it once
 	// ShareSoon draws the link's button without its link, which the
 	// socket's first frame brings: a fresh page's, the same for everyone.
 	ShareSoon bool
@@ -103,7 +104,7 @@ func timelineMarks(prefix string, marks []TimelineMark, preserve bool) templ.Com
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-timeline-marks").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 53, Col: 36}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 54, Col: 36}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 		if templ_7745c5c3_Err != nil {
@@ -161,7 +162,7 @@ func TimelineMarksAdded(prefix string, drop int, marks []TimelineMark) templ.Com
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prefix + "-timeline-marks").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 61, Col: 36}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 62, Col: 36}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
@@ -179,7 +180,7 @@ func TimelineMarksAdded(prefix string, drop int, marks []TimelineMark) templ.Com
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(drop)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 62, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 63, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -231,7 +232,7 @@ func timelineMarkItems(marks []TimelineMark) templ.Component {
 			var templ_7745c5c3_Var8 string
 			templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(i64toa(m.At)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 70, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 71, Col: 72}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 			if templ_7745c5c3_Err != nil {
@@ -244,7 +245,7 @@ func timelineMarkItems(marks []TimelineMark) templ.Component {
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(m.Kind).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 70, Col: 93}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 71, Col: 93}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 			if templ_7745c5c3_Err != nil {
@@ -257,7 +258,7 @@ func timelineMarkItems(marks []TimelineMark) templ.Component {
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templruntime.NewAttributeExpression(clockMs(m.At) + " " + m.Label).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 70, Col: 133}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 71, Col: 133}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var10)
 			if templ_7745c5c3_Err != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a-h/templ"
+
 	"github.com/reconcile-demo/reconcile-demo/internal/golden"
 )
 
@@ -26,7 +28,7 @@ func timelineCases() []struct {
 		{Ja, TimelineProps{Prefix: "rc", Min: 0, Max: 5000, Value: 5000, Share: link}},
 		{En, TimelineProps{Prefix: "tr", Min: 1000, Max: 90000, Value: 61250, Past: true, Share: link}},
 		{Ja, TimelineProps{Prefix: "pp", Min: 0, Max: 9000, Value: 300, Past: true, Follower: true, Moment: "TU9N&<", Kind: "pipeline", Share: link}},
-		{En, TimelineProps{Prefix: "op", Max: 70000, Value: 70000, MarksHere: true, Marks: marks, Share: link}},
+		{En, TimelineProps{Prefix: "op", Max: 70000, Value: 70000, InPage: true, Marks: marks, Share: link}},
 		{En, TimelineProps{Prefix: "cp", Max: 10, Value: 10, Marks: marks}},
 	}
 }
@@ -37,10 +39,13 @@ func timelineCases() []struct {
 func TestTimelineWritesItsGolden(t *testing.T) {
 	var got strings.Builder
 	for _, c := range timelineCases() {
-		if err := Timeline(c.l, c.p).Render(context.Background(), &got); err != nil {
-			t.Fatal(err)
+		// The panel, then its range and link as frames send them.
+		for _, comp := range []func(Lang, TimelineProps) templ.Component{Timeline, TimelineTrack, TimelineShare} {
+			if err := comp(c.l, c.p).Render(context.Background(), &got); err != nil {
+				t.Fatal(err)
+			}
+			got.WriteString("\n")
 		}
-		got.WriteString("\n")
 	}
 	golden.Check(t, "testdata/timeline.golden", got.String())
 }

@@ -105,6 +105,8 @@ const (
 	sharedRoom
 	sharedTimeline
 	sharedMarks // the timeline's marks: in the timeline on a page, a fragment of their own in frames
+	sharedTrack // the timeline's range, as its marks
+	sharedShare // the timeline's link to the moment shown, as its marks
 )
 
 // comp returns fragment p of run rn for viewer v: the demo's own, or one
@@ -133,7 +135,11 @@ func (l *Live) comp(rn *run, p *Part, v View) templ.Component {
 		}
 		return ui.Snapshot(pre, v.SID, l.cur.in.SnapshotJSON(), l.snapshotMoment(v))
 	case sharedTimeline:
-		return ui.Timeline(v.Lang, l.timelineProps(v))
+		return ui.Timeline(v.Lang, l.timelineProps(v, false))
+	case sharedTrack:
+		return ui.TimelineTrack(v.Lang, l.timelineProps(v, false))
+	case sharedShare:
+		return ui.TimelineShare(v.Lang, l.timelineProps(v, true))
 	case sharedMarks:
 		return ui.TimelineMarks(pre, l.marks(v.Lang))
 	case sharedRoom:
@@ -315,7 +321,7 @@ func (l *Live) Section(v View) templ.Component {
 		if err := l.renderParts(ctx, w, rn, k.Parts.parts, v); err != nil {
 			return err
 		}
-		return ui.Timeline(v.Lang, l.timelineProps(v)).Render(ctx, w)
+		return ui.Timeline(v.Lang, l.timelineProps(v, true)).Render(ctx, w)
 	})
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		return ui.Demo(d).Render(templ.WithChildren(ctx, body), w)
@@ -464,6 +470,10 @@ func (r *Renderer) Key(i int) uint64 {
 		return Mix(B(rp.Open), Str(rp.Code), Str(rp.URL), I(rp.Followers), B(rp.Refused))
 	case sharedTimeline:
 		return r.live.timelineKey(r.View)
+	case sharedTrack:
+		return r.live.trackKey(r.View)
+	case sharedShare:
+		return r.live.shareKey(r.View)
 	case sharedMarks:
 		return r.live.marksKey(r.View)
 	case sharedSnapshot:
@@ -474,7 +484,7 @@ func (r *Renderer) Key(i int) uint64 {
 		in := cur.in
 		k := Mix(r.live.applied, r.live.logV.Key(), uint64(in.Now().Milliseconds()), B(in.Paused()), uint64(in.Speed()))
 		for j := range frags {
-			if sh := frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh != sharedTimeline && sh != sharedMarks {
+			if sh := frags[j].shared; sh != sharedSnapshot && sh != sharedError && sh != sharedRoom && sh < sharedTimeline {
 				k = Mix(k, demoKey(in, &frags[j]))
 			}
 		}

@@ -35,7 +35,7 @@ import (
 
 // Layout is a demo's section as declared (Declare): its parts, and every
 // fragment in section order with the framework's own (the clock, the
-// timeline, its marks, the room) around the demo's, listed once for all
+// timeline, its range, marks and link, the room) around the demo's, listed once for all
 // sessions of the kind.
 type Layout struct {
 	parts []Part
@@ -68,7 +68,9 @@ func (s *Layout) fragments(prefix string) []Part {
 		}
 		walk(s.parts)
 		s.frags = append(s.frags, Part{ID: prefix + "-timeline", shared: sharedTimeline},
+			Part{ID: prefix + "-timeline-track", shared: sharedTrack},
 			Part{ID: prefix + "-timeline-marks", shared: sharedMarks},
+			Part{ID: prefix + "-timeline-share", shared: sharedShare},
 			Part{ID: prefix + "-room", shared: sharedRoom})
 	})
 	return s.frags

@@ -312,12 +312,32 @@ type Marker interface {
 	MarksKey() uint64
 }
 
-// timelineKey changes whenever the timeline's fragment would (its marks
-// are a fragment of their own: marksKey).
+// timelineKey changes whenever the timeline's panel would: the moment of
+// the past it shows, and a follower's room timeline (its range, its marks
+// and its link are fragments of their own: trackKey, marksKey, shareKey).
 func (l *Live) timelineKey(v View) uint64 {
-	k := Mix(l.logV.Key(), Str(v.Origin), B(v.PageLinks), B(v.Role == RoleFollower), I(int(v.Lang[0])))
+	k := Mix(B(l.past != nil), B(v.Role == RoleFollower), I(int(v.Lang[0])))
 	if l.past != nil {
-		k = Mix(k, uint64(quantum(l.cur.in.Now()).Milliseconds()))
+		k = Mix(k, uint64(l.pastAt.Milliseconds()))
+	}
+	if v.Role == RoleFollower {
+		k = Mix(k, l.logV.Key())
+	}
+	return k
+}
+
+// trackKey changes whenever the timeline's range would: its span and the
+// moment shown.
+func (l *Live) trackKey(v View) uint64 {
+	p := l.timelineProps(v, false)
+	return Mix(uint64(p.Min), uint64(p.Max), uint64(p.Value), B(p.Past), I(int(v.Lang[0])))
+}
+
+// shareKey changes whenever the link to the moment shown would.
+func (l *Live) shareKey(v View) uint64 {
+	k := Mix(l.logV.Key(), Str(v.Origin), B(v.PageLinks), I(int(v.Lang[0])), B(l.past != nil))
+	if l.past != nil {
+		k = Mix(k, uint64(l.pastAt.Milliseconds()))
 	}
 	return k
 }
@@ -337,7 +357,7 @@ func (l *Live) marksKey(v View) uint64 {
 // While it shows the past, the page's clock stands at the moment shown, so
 // the end is the present's time, sent with every frame. Its marks are on a
 // page only: frames send them apart (marks).
-func (l *Live) timelineProps(v View) ui.TimelineProps {
+func (l *Live) timelineProps(v View, link bool) ui.TimelineProps {
 	end := l.tl.StartAt
 	if n := len(l.tl.Entries); n > 0 {
 		end = l.tl.Entries[n-1].At
@@ -353,9 +373,10 @@ func (l *Live) timelineProps(v View) ui.TimelineProps {
 		p.Past, p.Value, p.Max = true, l.pastAt.Milliseconds(), quantum(l.cur.in.Now()).Milliseconds()
 	}
 	if v.inPage {
-		p.Marks, p.MarksHere = l.marks(v.Lang), true
+		p.Marks, p.InPage, link = l.marks(v.Lang), true, true
 	}
 	switch {
+	case !link:
 	case v.pristine:
 		p.ShareSoon = v.Origin != "" || v.PageLinks
 	case v.Origin != "" || v.PageLinks:
