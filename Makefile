@@ -37,7 +37,7 @@ lint: vet
 # single-goroutine tests (random programs, replays of random sessions, link
 # lengths) run a fifth of their seeds under the race detector
 # (racetest.Runs), which finds nothing in them, and in full without it.
-LONG_TESTS := ^(TestRandomPrograms|TestFuzzPrograms|TestTimelineReplays|TestLinkLength)$$
+LONG_TESTS := ^(TestRandomPrograms|TestFuzzPrograms|TestTimelineReplays|TestLinkLength|TestFramesKeepThePage)$$
 gotest:
 	$(GO) test -race -count=1 -vet=off ./...
 	$(GO) test -count=1 -vet=off -run '$(LONG_TESTS)' ./demos/... ./engine/...
