@@ -105,9 +105,14 @@ func Timeline(l Lang, p TimelineProps) templ.Component {
 // TimelineTrack owns <prefix>-timeline-track: the timeline's range, and its
 // marks (the page's, kept: hx-preserve, unless InPage).
 func TimelineTrack(l Lang, p TimelineProps) templ.Component {
+	return handWritten(func(h *HTML) { writeTrack(h, l, p) })
+}
+
+// handWritten is the component that write writes by hand.
+func handWritten(write func(h *HTML)) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		h := NewHTML(w)
-		writeTrack(h, l, p)
+		write(h)
 		return h.Err()
 	})
 }
@@ -144,11 +149,7 @@ func writeTrack(h *HTML, l Lang, p TimelineProps) {
 // TimelineShare owns <prefix>-timeline-share: the link to the moment shown,
 // once there is one (shareLink).
 func TimelineShare(l Lang, p TimelineProps) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		h := NewHTML(w)
-		writeShare(h, l, p)
-		return h.Err()
-	})
+	return handWritten(func(h *HTML) { writeShare(h, l, p) })
 }
 
 func writeShare(h *HTML, l Lang, p TimelineProps) {
