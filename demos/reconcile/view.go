@@ -74,10 +74,30 @@ func (d *Demo) observedFrag(v demo.View) templ.Component {
 	return observedPanel(d.observed(v.Lang, v.InPage()))
 }
 
-// observedKey sums up the panel's counts.
+// observedKey sums up the panel's counts. Every frame reads it: it
+// allocates nothing.
 func (d *Demo) observedKey() uint64 {
-	p := d.observed(ui.Ja, false)
-	return demo.Mix(demo.I(p.Count), demo.I(p.Running), demo.I(p.Pending), demo.I(p.Failed))
+	c := d.podCounts()
+	return demo.Mix(demo.I(c.pods), demo.I(c.running), demo.I(c.pending), demo.I(c.failed))
+}
+
+// podCounts are the pods by phase.
+type podCounts struct{ pods, running, pending, failed int }
+
+func (d *Demo) podCounts() (c podCounts) {
+	var buf [2 * MaxDesired]chapter.Pod // the most a cluster holds but after a burst of kills
+	for _, pod := range d.cluster.AppendPods(buf[:0]) {
+		c.pods++
+		switch pod.Phase {
+		case chapter.Running:
+			c.running++
+		case chapter.Pending:
+			c.pending++
+		case chapter.Failed:
+			c.failed++
+		}
+	}
+	return c
 }
 
 // podsFrag renders the pods' cards, whole.
@@ -110,26 +130,17 @@ func (d *Demo) podRow(l ui.Lang, j int) templ.Component {
 // observed counts the pods by phase and, with pods, lays them out as
 // cards: the diff line reads only the counts.
 func (d *Demo) observed(l ui.Lang, pods bool) *Props {
-	now := d.Now()
-	p := &Props{Lang: l, Desired: d.Desired()}
-	var buf [2 * MaxDesired]chapter.Pod // the most a cluster holds but after a burst of kills
-	all := d.cluster.AppendPods(buf[:0])
-	p.Count = len(all)
-	if pods {
-		p.Pods = make([]PodProps, 0, len(all))
+	c := d.podCounts()
+	p := &Props{Lang: l, Desired: d.Desired(), Count: c.pods, Running: c.running, Pending: c.pending, Failed: c.failed,
+		Alive: c.running + c.pending}
+	if !pods {
+		return p
 	}
+	now := d.Now()
+	var buf [2 * MaxDesired]chapter.Pod
+	all := d.cluster.AppendPods(buf[:0])
+	p.Pods = make([]PodProps, 0, len(all))
 	for _, pod := range all {
-		switch pod.Phase {
-		case chapter.Running:
-			p.Running++
-		case chapter.Pending:
-			p.Pending++
-		case chapter.Failed:
-			p.Failed++
-		}
-		if !pods {
-			continue
-		}
 		pp := PodProps{Name: pod.Name, Phase: pod.Phase.String()}
 		if pod.Phase == chapter.Pending {
 			in, _ := d.StartsIn(pod.Name)
@@ -137,7 +148,6 @@ func (d *Demo) observed(l ui.Lang, pods bool) *Props {
 		}
 		p.Pods = append(p.Pods, pp)
 	}
-	p.Alive = p.Running + p.Pending
 	return p
 }
 
