@@ -22,6 +22,24 @@
       g.appendChild(t);
     }
   }
+  // A line's last step reaches far into the future (templates.farFuture,
+  // 28 hours), so the server need not send it again as the clock runs. The
+  // page ends it just past the view's right edge: Chromium dashes a line
+  // along its whole length, and desired's dashed line, a hundred thousand
+  // dashes long, kept a core rasterizing a quiet reconcile page.
+  var FAR = 1000000;
+  var heads = new WeakMap(); // line -> its path up to the far step
+  function endLines(plot, right) {
+    plot.querySelectorAll('path.series').forEach(function (p) {
+      var head = heads.get(p);
+      if (head === undefined) {
+        var d = p.getAttribute('d') || '', i = d.lastIndexOf('H');
+        head = i > 0 && Number(d.slice(i + 1)) === FAR ? d.slice(0, i) : null;
+        heads.set(p, head);
+      }
+      if (head !== null) p.setAttribute('d', head + 'H' + (Math.ceil(right) + 1));
+    });
+  }
   function drawCharts() {
     document.querySelectorAll('[data-chart-plot]').forEach(function (plot) {
       var demo = plot.closest('[data-demo]');
@@ -32,6 +50,7 @@
       var span = Math.min(win, Math.max(Math.floor(now / 1000) * 1000, min));
       var x = (now - Number(plot.getAttribute('data-origin')) - span) / 100;
       plot.setAttribute('viewBox', x.toFixed(1) + ' 0 ' + (span / 100).toFixed(1) + ' ' + plot.getAttribute('data-plot-h'));
+      endLines(plot, x + span / 100);
       var g = plot.parentNode.querySelector('[data-chart-ticks]');
       if (g) drawTicks(g, span);
     });

@@ -160,6 +160,40 @@ test.describe('reconcile demo', () => {
     await waitConverged(rc, 10);
   });
 
+  test('the chart scrolls with the clock, its lines ending at the view\'s right edge', async ({ page }) => {
+    await open(page, '/reconcile');
+    const rc = rcDemo(page);
+    // The plot's view, the clock's moment (both in plot x, from the chart's
+    // origin, its newest change), and where each line ends (its last
+    // step's x), read in one go: the page moves them in one task.
+    // (From the demo, which stays: a frame may swap the chart meanwhile.)
+    const plot = () => rc.evaluate((demo) => {
+      const svg = demo.querySelector('[data-testid="chart"] svg.plot')!;
+      const [x, , w] = svg.getAttribute('viewBox')!.split(' ').map(Number);
+      const now = Number(demo.querySelector('[data-testid="clock"]')!.getAttribute('data-value'));
+      const origin = Number(svg.getAttribute('data-origin'));
+      const ends = [...svg.querySelectorAll('path.series')].map((p) => Number(p.getAttribute('d')!.split('H').pop()));
+      return { right: x + w, clock: (now - origin) / 100, ends, desired: svg.querySelector('.s-desired')!.getAttribute('d')! };
+    });
+    // Drawn ahead of its own time, a line would be dashed along all of it:
+    // the server draws each to the far future, and the page ends them.
+    const endsAtTheEdge = async () => {
+      const p = await plot();
+      return Math.abs(p.right - p.clock) < 0.2 && p.ends.length === 4 &&
+        p.ends.every((e) => e > p.right && e <= p.right + 2);
+    };
+    await expect.poll(endsAtTheEdge, { message: 'the lines end just past the view' }).toBe(true);
+    const before = await plot();
+    await waitClock(rc, Number(await rc.getByTestId('clock').getAttribute('data-value')) + 1500);
+    await expect.poll(endsAtTheEdge).toBe(true);
+
+    // A new chart from the server (desired went up) is ended the same way.
+    await rc.getByTestId('replicas-inc').click();
+    await expect(rc.getByTestId('desired')).toHaveAttribute('data-value', '4');
+    await expect.poll(async () => (await plot()).desired).not.toBe(before.desired);
+    await expect.poll(endsAtTheEdge).toBe(true);
+  });
+
   test('pause stops the virtual clock and resume restarts it', async ({ page }) => {
     // Both demos on one page: the operator demo's clock is the witness that
     // real time passes while the reconcile demo is paused.
