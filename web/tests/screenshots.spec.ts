@@ -81,7 +81,12 @@ test.describe('screenshots', { tag: '@screenshot' }, () => {
         const h = (window as unknown as { heights: number[] }).heights;
         return h.length > 0 && document.getElementById('f')!.getBoundingClientRect().height === h[h.length - 1];
       })).toBe(true);
-      await page.screenshot({ path: path.join(DIR, 'iframe-reconcile.png'), fullPage: true, animations: 'disabled' });
+      // Chromium paints a cross-origin frame only where the viewport is: a
+      // full-page capture showed the demo cut at the first screen's end.
+      // The viewport is the page's height instead.
+      await page.setViewportSize({ width: 1100, height: await page.evaluate(() => document.documentElement.scrollHeight) });
+      await expect(rc.getByTestId('timeline')).toBeInViewport();
+      await page.screenshot({ path: path.join(DIR, 'iframe-reconcile.png'), animations: 'disabled' });
     } finally {
       await new Promise((r) => server.close(r));
     }
