@@ -105,6 +105,11 @@ func newChart(prefix, title, desc string, origin, window time.Duration) ChartPro
 		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds(), XTicks: XTicks(span(origin, window))}
 }
 
+// ChartSpan is the time a chart whose newest change is at origin shows
+// at first: the last window, or less while the demo is younger. Its axis
+// is labelled for it (XTicks), so a demo keys the chart's frame on it.
+func ChartSpan(origin, window time.Duration) time.Duration { return span(origin, window) }
+
 // span is the time the chart shows: the last window, or less while the demo
 // is younger.
 func span(now, window time.Duration) time.Duration {

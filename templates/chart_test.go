@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/reconcile-demo/reconcile-demo/internal/golden"
 )
 
@@ -183,4 +185,41 @@ func twoSeries(classA, labelA, classB, labelB string) []Series {
 func lineRowsOf(series []Series) [][]string {
 	rows, _ := lineRows(series, nil)
 	return rows
+}
+
+// TestChartHoldsItsPlotAndTable: the chart a frame sends holds its plot and
+// its table as empty elements that the page keeps (hx-preserve), and the
+// plot and the table written alone are what the whole chart has in their
+// place.
+func TestChartHoldsItsPlotAndTable(t *testing.T) {
+	var pts []byte
+	line := LineChart("rc", "Pods & <desired>", "desc", time.Minute, twoSeries("s-a", "A<", "s-b", "B"), &pts)
+	band := BandChart("op", "Phase", "d", time.Minute, []Span{{0, "b-x", "X"}, {1500 * time.Millisecond, "b-y", "Y&"}}, "phase")
+	render := func(c templ.Component) string {
+		var b strings.Builder
+		if err := c.Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, c := range []ChartProps{line, band} {
+		whole, held := render(Chart(c)), render(ChartHolding(c, false))
+		plot, data := render(ChartPlot(c)), render(ChartData(c))
+		for _, want := range []string{`<svg id="` + c.Prefix + `-chart-plot" hx-preserve></svg>`, `<div id="` + c.Prefix + `-chart-table" hx-preserve></div>`} {
+			if !strings.Contains(held, want) {
+				t.Errorf("%s: the held chart has no %s", c.Prefix, want)
+			}
+		}
+		if strings.Contains(held, "<path") || strings.Contains(held, "<rect") || strings.Contains(held, "<td>") {
+			t.Errorf("%s: the held chart writes its plot or table: %s", c.Prefix, held)
+		}
+		if !strings.HasPrefix(plot, `<svg id="`+c.Prefix+`-chart-plot" class="plot"`) || !strings.HasPrefix(data, `<div id="`+c.Prefix+`-chart-table" class="sr-only">`) {
+			t.Errorf("%s: the plot or the table does not own its id: %.60s, %.60s", c.Prefix, plot, data)
+		}
+		rebuilt := strings.Replace(held, `<svg id="`+c.Prefix+`-chart-plot" hx-preserve></svg>`, plot, 1)
+		rebuilt = strings.Replace(rebuilt, `<div id="`+c.Prefix+`-chart-table" hx-preserve></div>`, data, 1)
+		if rebuilt != whole {
+			t.Errorf("%s: the held chart with its plot and table put back\n%s\nis not the whole chart\n%s", c.Prefix, rebuilt, whole)
+		}
+	}
 }

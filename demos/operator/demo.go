@@ -115,7 +115,11 @@ var parts = demo.Declare(
 	demo.Error(),
 	demo.Box("lower",
 		demo.Fragment("op-last", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).lastFrag),
-		demo.Fragment("op-chart", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, (*Demo).chartFrag),
+		// The chart's axis and legend change with its span and the phases
+		// it has met; its bands and table with each phase.
+		demo.Holding(demo.Fragment("op-chart", (*Demo).chartKey, (*Demo).chartFrag),
+			demo.Fragment("op-chart-plot", (*Demo).bandsKey, (*Demo).plotFrag),
+			demo.Fragment("op-chart-table", (*Demo).bandsKey, (*Demo).tableFrag)),
 	),
 	demo.Log(Prefix, demo.EventLog(func(d *Demo) *sim.Log { return &d.Log }, func(d *Demo) uint64 { return d.epoch.Key() },
 		logLines, func(l ui.Lang) string { return T(l, "op.log") })),

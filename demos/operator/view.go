@@ -1,7 +1,9 @@
 package operator
 
 import (
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -131,7 +133,39 @@ func (d *Demo) liveText(l ui.Lang) string {
 	return F(l, "op.live", last.At, last.Trigger, last.Actions[0].Text, T(l, "opphase."+rep.Phase.String()))
 }
 
-func (d *Demo) chartFrag(v demo.View) templ.Component { return ui.Chart(d.chart(v.Lang)) }
+// chartFrag writes the chart: whole on the page, and else its axis and
+// legend around the plot and the table the page has (plotFrag, tableFrag).
+func (d *Demo) chartFrag(v demo.View) templ.Component {
+	return ui.ChartHolding(d.chart(v.Lang), v.InPage())
+}
+
+// plotFrag writes the chart's plot: its bands.
+func (d *Demo) plotFrag(v demo.View) templ.Component { return ui.ChartPlot(d.chart(v.Lang)) }
+
+// tableFrag writes the chart's table, for screen readers.
+func (d *Demo) tableFrag(v demo.View) templ.Component { return ui.ChartData(d.chart(v.Lang)) }
+
+// bandsKey stands for the chart's plot and table: the history they draw.
+func (d *Demo) bandsKey() uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }
+
+// chartKey stands for the chart around its plot and table: the time its
+// axis spans, and its legend, the phases in the order the history first
+// has them (BandChart's).
+func (d *Demo) chartKey() uint64 {
+	var origin time.Duration
+	var seen [8]string
+	legend, n := d.epoch.Key(), 0
+	for _, h := range d.hist.All() {
+		origin = h.At
+		if !slices.Contains(seen[:n], h.Phase) {
+			if n < len(seen) {
+				seen[n], n = h.Phase, n+1
+			}
+			legend = demo.Mix(legend, demo.Str(h.Phase))
+		}
+	}
+	return demo.Mix(legend, uint64(ui.ChartSpan(origin, d.Window())))
+}
 
 func logLines(l ui.Lang, events []sim.Event) []ui.LogLine {
 	out := make([]ui.LogLine, len(events))

@@ -108,7 +108,11 @@ var parts = demo.Declare(
 	demo.Error(),
 	demo.Box("lower",
 		demo.Fragment("rc-actions", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.lastV.Key()) }, (*Demo).actionsFrag),
-		demo.Fragment("rc-chart", func(d *Demo) uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }, (*Demo).chartFrag),
+		// The chart's axes and legend change with its scale; its plot and
+		// table with each value.
+		demo.Holding(demo.Fragment("rc-chart", (*Demo).chartKey, (*Demo).chartFrag),
+			demo.Fragment("rc-chart-plot", (*Demo).linesKey, (*Demo).plotFrag),
+			demo.Fragment("rc-chart-table", (*Demo).linesKey, (*Demo).tableFrag)),
 	),
 	// Beside what the controller just did: how a real one differs.
 	demo.Box("notes",

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -178,14 +179,41 @@ func (d *Demo) actionsFrag(v demo.View) templ.Component {
 	return actionsPanel(p)
 }
 
-// chartFrag writes the chart with its lines' points in an array from
-// pointsPool, given back once the chart is written.
+// chartFrag writes the chart: whole on the page, and else its axes and
+// legend around the plot and the table the page has (plotFrag, tableFrag).
 func (d *Demo) chartFrag(v demo.View) templ.Component {
+	return d.chartPart(v, func(c ui.ChartProps) templ.Component { return ui.ChartHolding(c, v.InPage()) })
+}
+
+// plotFrag writes the chart's plot: its lines.
+func (d *Demo) plotFrag(v demo.View) templ.Component { return d.chartPart(v, ui.ChartPlot) }
+
+// tableFrag writes the chart's table, for screen readers.
+func (d *Demo) tableFrag(v demo.View) templ.Component { return d.chartPart(v, ui.ChartData) }
+
+// chartPart writes part of the chart with its lines' points in an array
+// from pointsPool, given back once the part is written.
+func (d *Demo) chartPart(v demo.View, part func(ui.ChartProps) templ.Component) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		points := pointsPool.Get().(*[]byte)
 		defer pointsPool.Put(points)
-		return ui.Chart(d.chart(v.Lang, points)).Render(ctx, w)
+		return part(d.chart(v.Lang, points)).Render(ctx, w)
 	})
+}
+
+// linesKey stands for the chart's plot and table: the history they draw.
+func (d *Demo) linesKey() uint64 { return demo.Mix(d.epoch.Key(), d.hist.Version()) }
+
+// chartKey stands for the chart around its plot and table: its scale, the
+// largest value (at least 5, as LineChart's) and the time the axis spans.
+func (d *Demo) chartKey() uint64 {
+	top := 5
+	var origin time.Duration
+	for _, h := range d.hist.All() {
+		top = max(top, h.Desired, h.Running, h.Pending, h.Failed)
+		origin = h.At
+	}
+	return demo.Mix(d.epoch.Key(), demo.I(top), uint64(ui.ChartSpan(origin, d.Window())))
 }
 
 // pointsPool holds the arrays of the chart's points between frames.
