@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"html"
 	"io"
@@ -19,6 +21,22 @@ func TestTextEscapesAsTempl(t *testing.T) {
 		if got, want := b.String(), html.EscapeString(s); got != want {
 			t.Errorf("Text(%q) = %q, want %q", s, got, want)
 		}
+		// Into a buffer's spare room, after what it holds, and through
+		// templ's bufio.Writer.
+		var buf bytes.Buffer
+		buf.WriteString("held|")
+		bw := bufio.NewWriterSize(&buf, 16)
+		for _, w := range []io.Writer{&buf, bw} {
+			if err := Text(s).Render(context.Background(), w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := buf.String(), "held|"+html.EscapeString(s)+html.EscapeString(s); got != want {
+			t.Errorf("Text(%q) into a bytes.Buffer and a bufio.Writer = %q, want %q", s, got, want)
+		}
 		var plain strings.Builder // through a writer without WriteString
 		if err := Text(s).Render(context.Background(), struct{ io.Writer }{&plain}); err != nil {
 			t.Fatal(err)
@@ -36,6 +54,11 @@ func FuzzText(f *testing.F) {
 		_ = Text(s).Render(context.Background(), &b)
 		if b.String() != html.EscapeString(s) {
 			t.Fatalf("Text(%q) = %q, want %q", s, b.String(), html.EscapeString(s))
+		}
+		var buf bytes.Buffer
+		_ = Text(s).Render(context.Background(), &buf)
+		if buf.String() != html.EscapeString(s) {
+			t.Fatalf("Text(%q) into a bytes.Buffer = %q, want %q", s, buf.String(), html.EscapeString(s))
 		}
 	})
 }
