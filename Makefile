@@ -91,7 +91,7 @@ FUZZ_TARGETS := \
 	./demos/reconcile:FuzzDemo ./demos/reconcile:FuzzRestoreSnapshot \
 	./demos/operator:FuzzDemo ./demos/operator:FuzzRestoreSnapshot \
 	./demos/triggers:FuzzDemo ./demos/pipeline:FuzzDemo ./demos/controlplane:FuzzDemo \
-	./demos/demo:FuzzDecodeCommand ./templates:FuzzText \
+	./demos/demo:FuzzDecodeCommand ./templates:FuzzText ./templates:FuzzSnapshotAttr \
 	./engine/triggers:FuzzWorld ./engine/triggers:FuzzRestore ./engine/workqueue:FuzzQueue \
 	./engine/workqueue:FuzzPriorityQueue ./engine/workqueue:FuzzRestore \
 	./engine/pipeline:FuzzPipeline ./engine/pipeline/apiserver:FuzzStore ./engine/controlplane:FuzzCluster

@@ -8,6 +8,11 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/a-h/templ"
+	xhtml "golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // TestTextEscapesAsTempl: Text writes what templ's { s } writes
@@ -64,12 +69,14 @@ func FuzzText(f *testing.F) {
 }
 
 // TestSnapshotElement: the hand-written snapshot element in its three
-// forms, its attributes escaped as templ escapes them.
+// forms, its attributes escaped as templ escapes them but the state's, in
+// single quotes, where only & and ' are.
 func TestSnapshotElement(t *testing.T) {
 	for _, c := range []struct{ json, timeline, want string }{
 		{"", "", `<div id="rc-snapshot" hidden></div>`},
-		{`{"a":"<b>"}`, "", `<div id="rc-snapshot" hidden data-sid="s&amp;" data-snapshot="{&#34;a&#34;:&#34;&lt;b&gt;&#34;}"></div>`},
-		{`{}`, "AB'C", `<div id="rc-snapshot" hidden data-sid="s&amp;" data-snapshot="{}" data-timeline="AB&#39;C"></div>`},
+		{`{"a":"<b>"}`, "", `<div id="rc-snapshot" hidden data-sid="s&amp;" data-snapshot='{"a":"<b>"}'></div>`},
+		{`{"n":"it's & <that>"}`, "", `<div id="rc-snapshot" hidden data-sid="s&amp;" data-snapshot='{"n":"it&#39;s &amp; <that>"}'></div>`},
+		{`{}`, "AB'C", `<div id="rc-snapshot" hidden data-sid="s&amp;" data-snapshot='{}' data-timeline="AB&#39;C"></div>`},
 	} {
 		var b strings.Builder
 		if err := Snapshot("rc", "s&", c.json, c.timeline).Render(context.Background(), &b); err != nil {
@@ -79,4 +86,44 @@ func TestSnapshotElement(t *testing.T) {
 			t.Errorf("Snapshot(%q, %q) = %s, want %s", c.json, c.timeline, b.String(), c.want)
 		}
 	}
+}
+
+// FuzzSnapshotAttr: whatever the state's JSON holds, a browser's parser
+// (x/net/html's) reads back exactly that JSON from the element, written
+// whole (Snapshot) or in pieces (SnapshotTo), and the element ends where
+// it should.
+func FuzzSnapshotAttr(f *testing.F) {
+	f.Add(`{"a":"<b>","c":"it's & that'"}`, 3)
+	f.Add(`'&&''&#34;`, 1)
+	f.Fuzz(func(t *testing.T, s string, cut int) {
+		if s == "" || !utf8.ValidString(s) || strings.ContainsAny(s, "\x00\r") {
+			return // no state, no element (TestSnapshotElement); JSON is UTF-8, with no raw NUL or CR (a parser replaces both)
+		}
+		pieces := func(w io.Writer) error {
+			n := 1 + (cut%7+7)%7
+			for i := 0; i < len(s); i += n {
+				if _, err := io.WriteString(w, s[i:min(i+n, len(s))]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for _, c := range []templ.Component{Snapshot("rc", "s", s, "t"), SnapshotTo("rc", "s", pieces, "t")} {
+			var b strings.Builder
+			if err := c.Render(context.Background(), &b); err != nil {
+				t.Fatal(err)
+			}
+			nodes, err := xhtml.ParseFragment(strings.NewReader(b.String()+"<p>after</p>"), &xhtml.Node{Type: xhtml.ElementNode, Data: "body", DataAtom: atom.Body})
+			if err != nil || len(nodes) != 2 {
+				t.Fatalf("%s: parsed into %d nodes (%v)", b.String(), len(nodes), err)
+			}
+			got := map[string]string{}
+			for _, a := range nodes[0].Attr {
+				got[a.Key] = a.Val
+			}
+			if got["data-snapshot"] != s || got["data-timeline"] != "t" {
+				t.Fatalf("%s: read back %q and %q", b.String(), got["data-snapshot"], got["data-timeline"])
+			}
+		}
+	})
 }

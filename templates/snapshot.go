@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/a-h/templ"
@@ -15,20 +16,22 @@ import (
 // the first frame brings it.
 //
 // It is written by hand, as templ would write <div id="…" hidden
-// data-sid="…" data-snapshot="…" data-timeline="…">, each attribute escaped
-// as templ escapes it: the state's JSON, the largest attribute of any
-// frame, is escaped as it is written, not copied twice first.
+// data-sid="…" data-snapshot='…' data-timeline="…">, each attribute escaped
+// as templ escapes it but the state's JSON, the largest attribute of any
+// frame: it is in single quotes, so its own quotes stay as they are (templ
+// wrote each as &#34;, five bytes, and it has one every few bytes), and
+// only & and ' are escaped, as they are written.
 func Snapshot(prefix, sid, json, timeline string) templ.Component {
 	if json == "" {
 		return snapshot(prefix, sid, nil, timeline)
 	}
-	return snapshot(prefix, sid, func(w io.Writer) error { return escape(w, json) }, timeline)
+	return snapshot(prefix, sid, func(w io.Writer) error { return escapeQuoted(w, json) }, timeline)
 }
 
 // SnapshotTo is Snapshot with the state's JSON written by write, escaped
 // as it is written: no string of it is made.
 func SnapshotTo(prefix, sid string, write func(w io.Writer) error, timeline string) templ.Component {
-	return snapshot(prefix, sid, func(w io.Writer) error { return write(escaper{w}) }, timeline)
+	return snapshot(prefix, sid, func(w io.Writer) error { return write(quotedEscaper{w}) }, timeline)
 }
 
 // snapshot writes the element; value writes the state's JSON escaped, or
@@ -42,13 +45,13 @@ func snapshot(prefix, sid string, value func(w io.Writer) error, timeline string
 			if err := attr(w, ` data-sid="`, sid); err != nil {
 				return err
 			}
-			if _, err := io.WriteString(w, ` data-snapshot="`); err != nil {
+			if _, err := io.WriteString(w, ` data-snapshot='`); err != nil {
 				return err
 			}
 			if err := value(w); err != nil {
 				return err
 			}
-			if _, err := io.WriteString(w, `"`); err != nil {
+			if _, err := io.WriteString(w, `'`); err != nil {
 				return err
 			}
 			if timeline != "" {
@@ -62,14 +65,40 @@ func snapshot(prefix, sid string, value func(w io.Writer) error, timeline string
 	})
 }
 
-// escaper writes what is written to it escaped (escape).
-type escaper struct{ w io.Writer }
+// quotedEscaper writes what is written to it as escapeQuoted does.
+type quotedEscaper struct{ w io.Writer }
 
-func (e escaper) Write(p []byte) (int, error) {
-	if err := escape(e.w, unsafe.String(unsafe.SliceData(p), len(p))); err != nil {
+func (e quotedEscaper) Write(p []byte) (int, error) {
+	if err := escapeQuoted(e.w, unsafe.String(unsafe.SliceData(p), len(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// escapeQuoted writes s as the value of an attribute in single quotes: &
+// and ' as escape writes them, the rest as it is (a value in quotes ends
+// only at its quote; & starts a character reference). JSON seldom has
+// either, so s is mostly written whole after two vectorized searches.
+func escapeQuoted(w io.Writer, s string) error {
+	if strings.IndexByte(s, '&') < 0 && strings.IndexByte(s, '\'') < 0 {
+		_, err := io.WriteString(w, s)
+		return err
+	}
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '&' && s[i] != '\'' {
+			continue
+		}
+		if _, err := io.WriteString(w, s[last:i]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, entities[s[i]]); err != nil {
+			return err
+		}
+		last = i + 1
+	}
+	_, err := io.WriteString(w, s[last:])
+	return err
 }
 
 // openTag writes head, escaped id, tail.
