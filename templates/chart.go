@@ -147,13 +147,34 @@ func xAt(at, origin time.Duration) float64 { return float64(at-origin) / float64
 // lines' strings are parts of it: the caller keeps *points as it is until
 // the chart is written, and may use it again after.
 func LineChart(prefix, title, desc string, window time.Duration, series []Series, points *[]byte) ChartProps {
+	return LineChartOf(ChartWhole, prefix, title, desc, window, series, points)
+}
+
+// ChartParts says which of a line chart's parts LineChartOf draws: a frame
+// that sends the plot needs no table and no axes, one that sends the table
+// no lines (ChartHolding, ChartPlot, ChartData).
+type ChartParts uint8
+
+const (
+	ChartAxes  ChartParts = 1 << iota // the ticks and the legend
+	ChartLines                        // the plot's lines
+	ChartRows                         // the table's head and rows
+	ChartWhole = ChartAxes | ChartLines | ChartRows
+)
+
+// LineChartOf is LineChart drawing only parts of it.
+func LineChartOf(parts ChartParts, prefix, title, desc string, window time.Duration, series []Series, points *[]byte) ChartProps {
 	var now time.Duration // the origin: the newest step
 	for _, s := range series {
 		if n := len(s.Steps); n > 0 {
 			now = max(now, s.Steps[n-1].At)
 		}
 	}
-	c := newChart(prefix, title, desc, now, window)
+	c := ChartProps{Prefix: prefix, Title: title, Desc: desc, Origin: now.Milliseconds(),
+		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds()}
+	if parts&ChartAxes != 0 {
+		c.XTicks = XTicks(span(now, window))
+	}
 	c.Top = 5
 	for _, s := range series {
 		for _, st := range s.Steps {
@@ -161,10 +182,12 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 		}
 	}
 	yOf := func(v int) float64 { return plotH - float64(v)/float64(c.Top)*plotH }
-	for v := 0; v <= c.Top; v += max(1, c.Top/5) {
+	for v := 0; v <= c.Top && parts&ChartAxes != 0; v += max(1, c.Top/5) {
 		c.YTicks = append(c.YTicks, ChartTick{Pos: plotY + yOf(v), Label: strconv.Itoa(v)})
 	}
-	c.Table.Head = []string{"t"}
+	if parts&ChartRows != 0 {
+		c.Table.Head = []string{"t"}
+	}
 	// Every line's path is written into one array, and each line's
 	// string is its part of it (the array is never written again: an
 	// append that outgrows it moves on to a new one). A step line needs a
@@ -172,6 +195,9 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 	// series moved add nothing to it.
 	corners := 0
 	for _, s := range series {
+		if parts&ChartLines == 0 {
+			break
+		}
 		corners++
 		for i := 1; i < len(s.Steps); i++ {
 			if s.Steps[i].V != s.Steps[i-1].V {
@@ -182,6 +208,15 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 	b := slices.Grow((*points)[:0], 16*corners)
 	defer func() { *points = b }()
 	for _, s := range series {
+		if parts&ChartAxes != 0 {
+			c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
+		}
+		if parts&ChartRows != 0 {
+			c.Table.Head = append(c.Table.Head, s.Label)
+		}
+		if parts&ChartLines == 0 {
+			continue
+		}
 		start := len(b)
 		for i, st := range s.Steps {
 			switch {
@@ -204,10 +239,10 @@ func LineChart(prefix, title, desc string, window time.Duration, series []Series
 		}
 		d := b[start:]
 		c.Lines = append(c.Lines, ChartLine{Class: s.Class, D: unsafe.String(unsafe.SliceData(d), len(d))})
-		c.Legend = append(c.Legend, ChartLegend{Class: s.Class, Label: s.Label})
-		c.Table.Head = append(c.Table.Head, s.Label)
 	}
-	c.Table.Rows, b = lineRows(series, b)
+	if parts&ChartRows != 0 {
+		c.Table.Rows, b = lineRows(series, b)
+	}
 	return c
 }
 

@@ -216,6 +216,26 @@ func TestChartHoldsItsPlotAndTable(t *testing.T) {
 		if !strings.HasPrefix(plot, `<svg id="`+c.Prefix+`-chart-plot" class="plot"`) || !strings.HasPrefix(data, `<div id="`+c.Prefix+`-chart-table" class="sr-only">`) {
 			t.Errorf("%s: the plot or the table does not own its id: %.60s, %.60s", c.Prefix, plot, data)
 		}
+		if c.Prefix == "rc" { // a line chart draws only the parts asked for, as the whole has them
+			of := func(parts ChartParts) ChartProps {
+				return LineChartOf(parts, "rc", "Pods & <desired>", "desc", time.Minute, twoSeries("s-a", "A<", "s-b", "B"), new([]byte))
+			}
+			if got := render(ChartPlot(of(ChartLines))); got != plot {
+				t.Errorf("the plot of the lines alone\n%s\nis not the whole chart's\n%s", got, plot)
+			}
+			if got := render(ChartData(of(ChartRows))); got != data {
+				t.Errorf("the table of the rows alone\n%s\nis not the whole chart's\n%s", got, data)
+			}
+			if got := render(ChartHolding(of(ChartAxes), false)); got != held {
+				t.Errorf("the held chart of its axes alone\n%s\nis not the whole chart's\n%s", got, held)
+			}
+			if p := of(ChartAxes); len(p.Lines) != 0 || len(p.Table.Rows) != 0 || len(p.Table.Head) != 0 {
+				t.Errorf("LineChartOf(ChartAxes) drew %d lines, %d rows and a head of %d", len(p.Lines), len(p.Table.Rows), len(p.Table.Head))
+			}
+			if p := of(ChartLines | ChartRows); len(p.XTicks) != 0 || len(p.YTicks) != 0 || len(p.Legend) != 0 {
+				t.Errorf("LineChartOf(ChartLines|ChartRows) drew %d and %d ticks and a legend of %d", len(p.XTicks), len(p.YTicks), len(p.Legend))
+			}
+		}
 		rebuilt := strings.Replace(held, `<svg id="`+c.Prefix+`-chart-plot" hx-preserve></svg>`, plot, 1)
 		rebuilt = strings.Replace(rebuilt, `<div id="`+c.Prefix+`-chart-table" hx-preserve></div>`, data, 1)
 		if rebuilt != whole {

@@ -182,22 +182,31 @@ func (d *Demo) actionsFrag(v demo.View) templ.Component {
 // chartFrag writes the chart: whole on the page, and else its axes and
 // legend around the plot and the table the page has (plotFrag, tableFrag).
 func (d *Demo) chartFrag(v demo.View) templ.Component {
-	return d.chartPart(v, func(c ui.ChartProps) templ.Component { return ui.ChartHolding(c, v.InPage()) })
+	parts := ui.ChartAxes
+	if v.InPage() {
+		parts = ui.ChartWhole
+	}
+	return d.chartPart(v, parts, func(c ui.ChartProps) templ.Component { return ui.ChartHolding(c, v.InPage()) })
 }
 
 // plotFrag writes the chart's plot: its lines.
-func (d *Demo) plotFrag(v demo.View) templ.Component { return d.chartPart(v, ui.ChartPlot) }
+func (d *Demo) plotFrag(v demo.View) templ.Component {
+	return d.chartPart(v, ui.ChartLines, ui.ChartPlot)
+}
 
 // tableFrag writes the chart's table, for screen readers.
-func (d *Demo) tableFrag(v demo.View) templ.Component { return d.chartPart(v, ui.ChartData) }
+func (d *Demo) tableFrag(v demo.View) templ.Component {
+	return d.chartPart(v, ui.ChartRows, ui.ChartData)
+}
 
-// chartPart writes part of the chart with its lines' points in an array
-// from pointsPool, given back once the part is written.
-func (d *Demo) chartPart(v demo.View, part func(ui.ChartProps) templ.Component) templ.Component {
+// chartPart writes part of the chart, drawing only what it shows of it,
+// with its lines' points in an array from pointsPool, given back once the
+// part is written.
+func (d *Demo) chartPart(v demo.View, parts ui.ChartParts, part func(ui.ChartProps) templ.Component) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		points := pointsPool.Get().(*[]byte)
 		defer pointsPool.Put(points)
-		return part(d.chart(v.Lang, points)).Render(ctx, w)
+		return part(d.chart(v.Lang, parts, points)).Render(ctx, w)
 	})
 }
 
@@ -303,7 +312,7 @@ func eventText(l ui.Lang, e sim.Event) string {
 }
 
 // chart draws desired against Running, Pending and Failed over the window.
-func (d *Demo) chart(l ui.Lang, points *[]byte) ui.ChartProps {
+func (d *Demo) chart(l ui.Lang, parts ui.ChartParts, points *[]byte) ui.ChartProps {
 	series := []ui.Series{
 		{Class: "s-desired", Label: T(l, "legend.desired")},
 		{Class: "s-running", Label: T(l, "phase.Running")},
@@ -324,7 +333,7 @@ func (d *Demo) chart(l ui.Lang, points *[]byte) ui.ChartProps {
 			series[i].Steps[j] = ui.Step{At: h.At, V: v}
 		}
 	}
-	return ui.LineChart(Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Window(), series, points)
+	return ui.LineChartOf(parts, Prefix, T(l, "rc.chart"), T(l, "rc.chart.desc"), d.Window(), series, points)
 }
 
 // stepPool holds the arrays of the chart's steps between frames.
