@@ -10,7 +10,7 @@ ADDR     ?= 127.0.0.1:8080
 CHROMIUM ?= /usr/bin/chromium
 BIN      := bin/reconcile-demo
 
-.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen barehub capacity bench-page fuzz
+.PHONY: run build test vet gotest generate check-generated vendor check-vendor e2e e2e-deps web-deps chromium lint screenshots loadgen barehub capacity bench-page bench-raster fuzz
 
 run:
 	ADDR=$(ADDR) $(GO) run ./cmd/reconcile-demo
@@ -139,3 +139,12 @@ bench-page: e2e-deps barehub
 	trap "kill $$pid $$bare 2>/dev/null || true" EXIT; \
 	for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && curl -sf http://$(BARE_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
 	cd web && BASE=http://$(CAPACITY_ADDR) BARE=http://$(BARE_ADDR) CHROMIUM=$(CHROMIUM) node bench/click.mjs
+
+# What a quiet page of every demo costs Chromium (main thread and raster)
+# over two seconds, at a desktop's and a projector's size
+# (web/bench/raster.mjs; README, "Performance").
+bench-raster: e2e-deps
+	@ADDR=$(CAPACITY_ADDR) $(BENCH_BIN) 2>/dev/null & pid=$$!; \
+	trap "kill $$pid 2>/dev/null || true" EXIT; \
+	for i in $$(seq 50); do curl -sf http://$(CAPACITY_ADDR)/readyz >/dev/null && break; sleep 0.1; done; \
+	cd web && BASE=http://$(CAPACITY_ADDR) CHROMIUM=$(CHROMIUM) node bench/raster.mjs
