@@ -1,11 +1,6 @@
 package templates
 
-import (
-	"context"
-	"io"
-
-	"github.com/a-h/templ"
-)
+import "github.com/a-h/templ"
 
 // Chart owns <prefix>-chart, whole. Its plot is drawn in time coordinates:
 // the page moves the plot's viewBox as the clock runs, so the chart scrolls
@@ -25,30 +20,14 @@ func Chart(c ChartProps) templ.Component { return ChartHolding(c, true) }
 // with the scale. It writes them whole when whole (on the page), and else
 // as empty elements with hx-preserve, so the page keeps its own.
 func ChartHolding(c ChartProps, whole bool) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		h := NewHTML(w)
-		writeChart(h, c, whole)
-		return h.Err()
-	})
+	return handWritten(func(h *HTML) { writeChart(h, c, whole) })
 }
 
 // ChartPlot is the chart's plot alone, a fragment of its own.
-func ChartPlot(c ChartProps) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		h := NewHTML(w)
-		writePlot(h, c)
-		return h.Err()
-	})
-}
+func ChartPlot(c ChartProps) templ.Component { return handWritten(func(h *HTML) { writePlot(h, c) }) }
 
 // ChartData is the chart's table alone, a fragment of its own.
-func ChartData(c ChartProps) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		h := NewHTML(w)
-		writeTable(h, c)
-		return h.Err()
-	})
-}
+func ChartData(c ChartProps) templ.Component { return handWritten(func(h *HTML) { writeTable(h, c) }) }
 
 // writeChart writes the chart, its plot and its table whole or held.
 func writeChart(h *HTML, c ChartProps, whole bool) {
