@@ -100,9 +100,14 @@ type Span struct {
 // newChart starts a chart whose plot is drawn from origin, the time of the
 // newest change it shows: its HTML then depends only on what it draws, not
 // on the frame's time, and the page scrolls it to its own clock.
-func newChart(prefix, title, desc string, origin, window time.Duration) ChartProps {
-	return ChartProps{Prefix: prefix, Title: title, Desc: desc, Origin: origin.Milliseconds(),
-		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds(), XTicks: XTicks(span(origin, window))}
+// Its time axis is labelled only with axes.
+func newChart(prefix, title, desc string, origin, window time.Duration, axes bool) ChartProps {
+	c := ChartProps{Prefix: prefix, Title: title, Desc: desc, Origin: origin.Milliseconds(),
+		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds()}
+	if axes {
+		c.XTicks = XTicks(span(origin, window))
+	}
+	return c
 }
 
 // ChartSpan is the time a chart whose newest change is at origin shows
@@ -170,11 +175,7 @@ func LineChartOf(parts ChartParts, prefix, title, desc string, window time.Durat
 			now = max(now, s.Steps[n-1].At)
 		}
 	}
-	c := ChartProps{Prefix: prefix, Title: title, Desc: desc, Origin: now.Milliseconds(),
-		Window: window.Milliseconds(), MinSpan: minSpan.Milliseconds()}
-	if parts&ChartAxes != 0 {
-		c.XTicks = XTicks(span(now, window))
-	}
+	c := newChart(prefix, title, desc, now, window, parts&ChartAxes != 0)
 	c.Top = 5
 	for _, s := range series {
 		for _, st := range s.Steps {
@@ -305,7 +306,7 @@ func BandChart(prefix, title, desc string, window time.Duration, spans []Span, h
 	if n := len(spans); n > 0 {
 		now = spans[n-1].At
 	}
-	c := newChart(prefix, title, desc, now, window)
+	c := newChart(prefix, title, desc, now, window, true)
 	seen := map[string]bool{}
 	c.Table.Head = []string{"t", head}
 	for i, s := range spans {
