@@ -23,15 +23,15 @@ import (
 
 // TestSpeedRendersOnlyWhatItChanges: an action that changes only the speed
 // renders the clock, the controls and the snapshot (their keys read the
-// speed), the timeline's range (whose end follows the log), its marks
-// (which mark the action) and its link (which holds the log), and nothing
-// else, in every demo: a frame costs what changed. The timeline's panel
-// is not rendered, and its range, its end where it was, is not sent
-// again.
+// speed), the timeline's marks (which mark the action) and its link (which
+// holds the log), and nothing else, in every demo: a frame costs what
+// changed. The timeline's panel is not rendered, nor its range, whose end
+// the page runs on to its clock (TestLiveRangeIsThePages).
 func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 	for _, k := range All() {
 		t.Run(k.Name, func(t *testing.T) {
 			live := demo.Start(&k, demo.Options{})
+			live.Advance(1500 * time.Millisecond) // the action moves the log's end
 			r := live.Renderer(demo.View{Lang: ui.Ja, SID: "0123456789abcdef0123456789abcdef"})
 			if _, err := r.Frame(nil); err != nil {
 				t.Fatal(err)
@@ -53,16 +53,74 @@ func TestSpeedRendersOnlyWhatItChanges(t *testing.T) {
 				sent = append(sent, f.ID)
 			}
 			// The link is rendered (it holds the log), and not sent with
-			// no origin to link from. The range is rendered and sent only
-			// if its end moved (to the action's time).
+			// no origin to link from.
 			want := []string{k.Prefix + "-clock", k.Prefix + "-controls", k.Prefix + "-snapshot", k.Prefix + "-timeline-marks"}
-			renders := len(want) + 1
-			if len(sent) == len(want)+1 && sent[3] == k.Prefix+"-timeline-track" && live.Now() > 0 {
-				sent = append(sent[:3], sent[4:]...)
-				renders++
+			if renders := len(want) + 1; r.Renders != renders || !slices.Equal(sent, want) {
+				t.Fatalf("speed 2 rendered %d fragments and sent %v, want %d and %v", r.Renders, sent, renders, want)
 			}
-			if r.Renders != renders || !slices.Equal(sent, want) {
-				t.Fatalf("speed 2 rendered %d fragments and sent %v, want %d and %v (and the range, had its end moved)", r.Renders, sent, renders, want)
+		})
+	}
+}
+
+// TestLiveRangeIsThePages: while an owner's page shows the present, the
+// page runs the timeline's range on to its clock (static/app.js), so the
+// range goes only with its start and the moment shown: an action sends
+// none, going to the past and back each send one, and the range of the
+// present ends where it starts. A follower's range ends at the room's last
+// action and goes with each.
+func TestLiveRangeIsThePages(t *testing.T) {
+	track := func(t *testing.T, r *demo.Renderer, prefix string) string {
+		t.Helper()
+		frame, err := r.Frame(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range frame {
+			if f.ID == prefix+"-timeline-track" {
+				return string(f.HTML)
+			}
+		}
+		return ""
+	}
+	act := func(t *testing.T, live *demo.Live, k *demo.Kind, c demo.Command) {
+		t.Helper()
+		live.Advance(700 * time.Millisecond)
+		if err := live.Apply(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func(k *demo.Kind, i int) demo.Command { return demo.Decode(k, []byte(k.Load[i%len(k.Load)].Send)) }
+	for _, k := range All() {
+		t.Run(k.Name, func(t *testing.T) {
+			live := demo.Start(&k, demo.Options{})
+			owner := live.Renderer(demo.View{Lang: ui.En, SID: "0123456789abcdef0123456789abcdef"})
+			follower := live.Renderer(demo.View{Lang: ui.En, SID: "0123456789abcdef0123456789abcdef", Role: demo.RoleFollower})
+			track(t, owner, k.Prefix)
+			track(t, follower, k.Prefix)
+			var prev time.Duration
+			for i := range 3 {
+				act(t, live, &k, load(&k, i))
+				if got := track(t, owner, k.Prefix); got != "" {
+					t.Fatalf("action %d sent the owner's range:\n%s", i, got)
+				}
+				// (The guided controlplane's clock stands still between
+				// its steps: its actions are all at its start.)
+				end := live.Timeline().Entries[len(live.Timeline().Entries)-1].At
+				at := strconv.FormatInt(end.Milliseconds(), 10)
+				if got := track(t, follower, k.Prefix); end != prev && !strings.Contains(got, ` max="`+at+`" step="1" value="`+at+`"`) {
+					t.Fatalf("action %d at %s ms: the follower's range is\n%s", i, at, got)
+				}
+				prev = end
+			}
+			past := live.Timeline().Entries[0].At.Milliseconds()
+			act(t, live, &k, demo.Command{Action: demo.ActTimeline, At: past})
+			at := strconv.FormatInt(past, 10)
+			if got := track(t, owner, k.Prefix); !strings.Contains(got, `value="`+at+`" data-value="`+at+`" data-max="`) || !strings.Contains(got, `data-mode="past"`) {
+				t.Fatalf("the past's range:\n%s", got)
+			}
+			act(t, live, &k, demo.Command{Action: demo.ActTimelineLive})
+			if got := track(t, owner, k.Prefix); !strings.Contains(got, `min="0" max="0" step="1" value="0"`) || !strings.Contains(got, `data-mode="live"`) {
+				t.Fatalf("the present's range, back from the past:\n%s", got)
 			}
 		})
 	}

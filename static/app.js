@@ -125,9 +125,8 @@
   // its followers' limit): the extension retries with a growing delay, and
   // the page says why it waits.
   document.addEventListener('htmx:wsClose', function (e) {
-    var d = demoOf(e.target); if (!d) return;
-    var ev = e.detail && e.detail.event;
-    setConn(d, ev && ev.code === 1013 ? 'full' : 'closed');
+    var d = demoOf(e.target);
+    if (d) setConn(d, e.detail.event.code === 1013 ? 'full' : 'closed');
   });
 
   // A frame is swapped here rather than by htmx's out-of-band swap: each
@@ -171,7 +170,7 @@
       focus = document.getElementById(focus);
       if (focus && !focus.disabled) focus.focus({ preventScroll: true });
     }
-    htmx.trigger(root, 'htmx:wsAfterMessage', { message: e.detail.message, socketWrapper: e.detail.socketWrapper });
+    htmx.trigger(root, 'htmx:wsAfterMessage', e.detail); // its message and socketWrapper
   });
 
   // A ws-send control's message is sent here, in the capture phase: its
@@ -184,7 +183,8 @@
   // replaced every control htmx took on at the page's load, whose
   // listeners send before it (server: TestFirstFrameReplacesEveryControl).
   function wsSend(e) {
-    var el = e.target.closest && e.target.closest('[ws-send], [data-send]'), d = demoOf(el), w = d && d.ws;
+    // (A click's or a change's target is an element: it has closest.)
+    var el = e.target.closest('[ws-send], [data-send]'), d = demoOf(el), w = d && d.ws;
     if (!w || (el.matches('input') ? 'change' : 'click') !== e.type) return;
     var p = JSON.parse(el.getAttribute('hx-vals') || '{}');
     if (el.name) p[el.name] = el.value;
@@ -224,7 +224,7 @@
   // Moving to another page of the site (language, mode, the other demo)
   // carries the demos along.
   document.addEventListener('click', function (e) {
-    var a = e.target.closest && e.target.closest('.site-head a');
+    var a = e.target.closest('.site-head a');
     if (!a) return;
     keepAll();
     demos().forEach(function (d) {
@@ -254,7 +254,7 @@
     });
   }
   document.addEventListener('click', function (e) {
-    if (e.target.closest && e.target.closest('[data-room-fold]')) { roomFolded = !roomFolded; foldRooms(); }
+    if (e.target.closest('[data-room-fold]')) { roomFolded = !roomFolded; foldRooms(); }
   });
   document.addEventListener('htmx:wsAfterMessage', foldRooms);
 
@@ -266,6 +266,9 @@
   function pastMode(demo) {
     var tl = timelineOf(demo);
     var past = !!tl && tl.dataset.mode === 'past';
+    // A range of the present comes (with the page, or in a frame) ending
+    // where it starts: it ends at the clock before anything is drawn.
+    if (tl && tl.max == tl.min) drawTimeline(demo, +clockOf(demo).dataset.value);
     if (past) demo.dataset.past = 'true'; else delete demo.dataset.past;
     demo.querySelectorAll('[ws-send]').forEach(function (b) {
       if (b.matches('[data-timeline], .room-panel *, .room-open')) return;
@@ -301,7 +304,8 @@
     if (tl.dataset.mode === 'live') {
       var ms = String(Math.max(Math.floor(now), +tl.dataset.max || 0));
       if (tl.max !== ms && document.activeElement !== tl) {
-        tl.max = tl.value = tl.dataset.max = tl.dataset.value = ms;
+        tl.max = ms; // before the value, which the old max would clamp
+        tl.value = tl.dataset.max = tl.dataset.value = ms;
         tl.setAttribute('aria-valuetext', clockText(Number(ms)));
         moveShare(demo, ms);
       }
@@ -326,7 +330,7 @@
     setTimeline(tl, to === undefined ? (back ? tl.min : tl.max) : to);
   }, true);
   document.addEventListener('click', function (e) {
-    var m = e.target.closest && e.target.closest('.tl-mark');
+    var m = e.target.closest('.tl-mark');
     if (!m) return;
     var tl = m.closest('.tl-track').querySelector('[data-testid="timeline"]');
     if (tl && !tl.disabled) setTimeline(tl, m.dataset.at);
@@ -370,7 +374,7 @@
   });
 
   document.addEventListener('click', function (e) {
-    if (e.target.closest && e.target.closest('[data-help-open]')) showHelp();
+    if (e.target.closest('[data-help-open]')) showHelp();
   });
 
   // The help dialog and what it does are loaded when it is first opened

@@ -327,10 +327,18 @@ func (l *Live) timelineKey(v View) uint64 {
 }
 
 // trackKey changes whenever the timeline's range would: its span and the
-// moment shown.
+// moment shown. While an owner's page shows the present, the page runs the
+// range's end on to its clock (static/app.js, drawTimeline), as it runs the
+// clock, so an action, which only moves that end, sends no range: only its
+// start (the log's) and the switch to the past or back do. A follower's
+// range follows the room's log and goes with each of its changes.
 func (l *Live) trackKey(v View) uint64 {
 	p := l.timelineProps(v, false)
-	return Mix(uint64(p.Min), uint64(p.Max), uint64(p.Value), B(p.Past), I(int(v.Lang[0])))
+	k := Mix(uint64(p.Min), B(p.Past), B(p.Follower), I(int(v.Lang[0])))
+	if p.Past || p.Follower {
+		k = Mix(k, uint64(p.Max), uint64(p.Value))
+	}
+	return k
 }
 
 // shareKey changes whenever the link to the moment shown would.
@@ -351,11 +359,12 @@ func (l *Live) marksKey(v View) uint64 {
 	return k
 }
 
-// timelineProps is the timeline as viewer v sees it. While it shows the
-// present, its end is the last action's time: the page runs it on to its
-// clock, as it runs the clock (so the fragment changes only with the log).
-// While it shows the past, the page's clock stands at the moment shown, so
-// the end is the present's time, sent with every frame. Its marks are on a
+// timelineProps is the timeline as viewer v sees it. While an owner's page
+// shows the present, the page runs the range's end on to its clock, as it
+// runs the clock, and the link's moment is the last action's time. A
+// follower's range ends at the room's last action. While it shows the
+// past, the page's clock stands at the moment shown, so the end is the
+// present's time, sent with every frame. Its marks are on a
 // page only: frames send them apart (marks).
 func (l *Live) timelineProps(v View, link bool) ui.TimelineProps {
 	end := l.tl.StartAt
@@ -381,6 +390,12 @@ func (l *Live) timelineProps(v View, link bool) ui.TimelineProps {
 		p.ShareSoon = v.Origin != "" || v.PageLinks
 	case v.Origin != "" || v.PageLinks:
 		p.Share = l.momentLink(v.Origin, "/"+l.kind.Name, v.Lang, time.Duration(p.Value)*time.Millisecond)
+	}
+	if !p.Past && !p.Follower {
+		// An owner's page runs the present's end on to its clock, from the
+		// moment it draws the range (static/app.js, drawTimeline): the range
+		// says only where it starts, and goes with that alone (trackKey).
+		p.Max, p.Value = p.Min, p.Min
 	}
 	return p
 }
