@@ -268,7 +268,7 @@
     var past = !!tl && tl.dataset.mode === 'past';
     // A range of the present comes (with the page, or in a frame) ending
     // where it starts: it ends at the clock before anything is drawn.
-    if (tl && tl.max == tl.min) drawTimeline(demo, +clockOf(demo).dataset.value);
+    if (tl && !tl.drawn) { tl.drawn = 1; drawTimeline(demo, +clockOf(demo).dataset.value); }
     if (past) demo.dataset.past = 'true'; else delete demo.dataset.past;
     demo.querySelectorAll('[ws-send]').forEach(function (b) {
       if (b.matches('[data-timeline], .room-panel *, .room-open')) return;
