@@ -82,7 +82,7 @@ func TestLiveRangeIsThePages(t *testing.T) {
 		}
 		return ""
 	}
-	act := func(t *testing.T, live *demo.Live, k *demo.Kind, c demo.Command) {
+	act := func(t *testing.T, live *demo.Live, c demo.Command) {
 		t.Helper()
 		live.Advance(700 * time.Millisecond)
 		if err := live.Apply(c); err != nil {
@@ -99,7 +99,7 @@ func TestLiveRangeIsThePages(t *testing.T) {
 			track(t, follower, k.Prefix)
 			var prev time.Duration
 			for i := range 3 {
-				act(t, live, &k, load(&k, i))
+				act(t, live, load(&k, i))
 				if got := track(t, owner, k.Prefix); got != "" {
 					t.Fatalf("action %d sent the owner's range:\n%s", i, got)
 				}
@@ -113,12 +113,12 @@ func TestLiveRangeIsThePages(t *testing.T) {
 				prev = end
 			}
 			past := live.Timeline().Entries[0].At.Milliseconds()
-			act(t, live, &k, demo.Command{Action: demo.ActTimeline, At: past})
+			act(t, live, demo.Command{Action: demo.ActTimeline, At: past})
 			at := strconv.FormatInt(past, 10)
 			if got := track(t, owner, k.Prefix); !strings.Contains(got, `value="`+at+`" data-value="`+at+`" data-max="`) || !strings.Contains(got, `data-mode="past"`) {
 				t.Fatalf("the past's range:\n%s", got)
 			}
-			act(t, live, &k, demo.Command{Action: demo.ActTimelineLive})
+			act(t, live, demo.Command{Action: demo.ActTimelineLive})
 			if got := track(t, owner, k.Prefix); !strings.Contains(got, `min="0" max="0" step="1" value="0"`) || !strings.Contains(got, `data-mode="live"`) {
 				t.Fatalf("the present's range, back from the past:\n%s", got)
 			}

@@ -327,18 +327,12 @@ func (l *Live) timelineKey(v View) uint64 {
 }
 
 // trackKey changes whenever the timeline's range would: its span and the
-// moment shown. While an owner's page shows the present, the page runs the
-// range's end on to its clock (static/app.js, drawTimeline), as it runs the
-// clock, so an action, which only moves that end, sends no range: only its
-// start (the log's) and the switch to the past or back do. A follower's
-// range follows the room's log and goes with each of its changes.
+// moment shown. An owner's range of the present ends where it starts
+// (timelineProps: the page runs its end on to its clock), so an action,
+// which only moves that end, sends none.
 func (l *Live) trackKey(v View) uint64 {
 	p := l.timelineProps(v, false)
-	k := Mix(uint64(p.Min), B(p.Past), B(p.Follower), I(int(v.Lang[0])))
-	if p.Past || p.Follower {
-		k = Mix(k, uint64(p.Max), uint64(p.Value))
-	}
-	return k
+	return Mix(uint64(p.Min), uint64(p.Max), uint64(p.Value), B(p.Past), I(int(v.Lang[0])))
 }
 
 // shareKey changes whenever the link to the moment shown would.
