@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,9 @@ type pendingAction struct {
 // the socket with the page's origin, as a browser does. On failure it
 // returns the error's kind for the report.
 func open(ctx context.Context, r *runner) (*client, string, error) {
+	if r.shape.echo {
+		return dial(ctx, r, pageSession{WSURL: wsURL(r.cfg.URL.JoinPath("/ws"))}, r.cfg.URL)
+	}
 	pageURL := r.cfg.URL.JoinPath(r.shape.page)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pageURL.String(), nil)
 	if err != nil {
@@ -62,6 +66,11 @@ func open(ctx context.Context, r *runner) (*client, string, error) {
 	if err != nil {
 		return nil, "page_parse", err
 	}
+	return dial(ctx, r, ps, pageURL)
+}
+
+// dial opens the session's socket with the page's origin.
+func dial(ctx context.Context, r *runner, ps pageSession, pageURL *url.URL) (*client, string, error) {
 	hdr := http.Header{"Origin": {origin(pageURL)}}
 	conn, resp, err := r.dialer.DialContext(ctx, ps.WSURL, hdr)
 	if err != nil {
@@ -72,6 +81,9 @@ func open(ctx context.Context, r *runner) (*client, string, error) {
 	}
 	c := &client{r: r, sid: ps.SID, conn: conn, ready: make(chan struct{}), done: make(chan struct{}),
 		freed: make(chan struct{}, 1)}
+	if r.shape.echo {
+		c.once.Do(func() { close(c.ready) }) // a bare hub sends no first frame
+	}
 	go c.read()
 	return c, "", nil
 }

@@ -49,7 +49,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	rate := fs.Float64("rate", 1, "actions per second per session, with jitter; 0 = idle sessions")
 	duration := fs.Duration("duration", 30*time.Second, "how long to act (or hold idle sessions) once all are open")
 	ramp := fs.String("ramp", "200/s", "how fast to open sessions: N/s, N/m, or 0 for as fast as possible")
-	demo := fs.String("demo", "reconcile", "which demo: "+strings.Join(kindNames(), ", "))
+	demo := fs.String("demo", "reconcile", "which demo: "+strings.Join(kindNames(), ", ")+
+		"; or "+echoKind+", to drive a bare hub (cmd/barehub) at -url the same way")
 	timeout := fs.Duration("timeout", 5*time.Minute, "hard cap on the whole run")
 	settle := fs.Duration("settle", 2*time.Second, "wait after all sessions are open before measuring memory")
 	drain := fs.Duration("drain-wait", 30*time.Second, "longest wait for sessions to expire after closing (the server's SESSION_TTL)")
@@ -96,7 +97,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	case cfg.Settle < 0 || cfg.DrainWait < 0:
 		return config{}, fmt.Errorf("-settle and -drain-wait must not be negative")
 	case !knownKind(cfg.Demo):
-		return config{}, fmt.Errorf("-demo %q: want one of %s", cfg.Demo, strings.Join(kindNames(), ", "))
+		return config{}, fmt.Errorf("-demo %q: want one of %s, or %s", cfg.Demo, strings.Join(kindNames(), ", "), echoKind)
 	}
 	return cfg, nil
 }

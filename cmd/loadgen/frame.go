@@ -14,11 +14,29 @@ type demoShape struct {
 	page    string
 	steps   []demo.LoadStep
 	errorID string
+	// echo: a bare hub (cmd/barehub), which serves no page and echoes
+	// each message: its socket is /ws, and an action's echo answers it.
+	echo bool
 }
 
-// shapeOf returns the shape of a registered demo kind, and false for any
-// other name.
+// echoKind drives a bare hub as the demos are driven (-demo echo): the
+// yardstick of an acting load, what the transport alone costs per action
+// on the same machine. It is not one of kindNames (make capacity's kinds).
+const echoKind = "echo"
+
+// echoShape's steps are answered by their own echo, as a demo's are by
+// the frame that shows them.
+var echoShape = demoShape{echo: true, steps: []demo.LoadStep{
+	{Send: `{"action":"echo","n":"1"}`, Expect: `"n":"1",`},
+	{Send: `{"action":"echo","n":"2"}`, Expect: `"n":"2",`},
+}}
+
+// shapeOf returns the shape of a registered demo kind or of echoKind, and
+// false for any other name.
 func shapeOf(kind string) (demoShape, bool) {
+	if kind == echoKind {
+		return echoShape, true
+	}
 	for _, k := range demos.All() {
 		if k.Name == kind && len(k.Load) >= 2 {
 			return demoShape{page: "/" + k.Name, steps: k.Load, errorID: k.Prefix + "-error"}, true
@@ -52,6 +70,9 @@ func (d demoShape) answers(i int, frame []byte) bool {
 // shownError reports whether a frame shows the demo's error box, as the
 // server does when it refuses an action (data-value="true" on its tag).
 func (d demoShape) shownError(frame []byte) bool {
+	if d.echo {
+		return false
+	}
 	i := bytes.Index(frame, []byte(`id="`+d.errorID+`"`))
 	if i < 0 {
 		return false

@@ -8,11 +8,18 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/reconcile-demo/reconcile-demo/server"
 )
@@ -271,6 +278,12 @@ func TestEveryKindHasAShape(t *testing.T) {
 	if _, ok := shapeOf("nope"); ok {
 		t.Error("an unknown kind has a shape")
 	}
+	echo, ok := shapeOf(echoKind)
+	for i := range echo.steps {
+		if msg := echo.actionMessage(i); !ok || !echo.answers(i, msg) || echo.answers(1-i, msg) {
+			t.Errorf("echo step %d: its echo %s does not answer it alone", i, msg)
+		}
+	}
 }
 
 func TestShownError(t *testing.T) {
@@ -386,5 +399,57 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	if rep.Goroutines.SessionsLeft != 0 {
 		t.Errorf("%v sessions left after the TTL", rep.Goroutines.SessionsLeft)
+	}
+}
+
+// TestRunEchoEndToEnd: -demo echo drives an echoing hub as the demos are
+// driven: no page, a socket at /ws, each action answered by its echo.
+func TestRunEchoEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run")
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var echoed atomic.Int64
+	mux := http.NewServeMux()
+	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+	mux.HandleFunc("GET /ws", func(w http.ResponseWriter, r *http.Request) {
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		go func() {
+			defer ws.Close()
+			for {
+				mt, msg, err := ws.ReadMessage()
+				if err != nil || ws.WriteMessage(mt, msg) != nil {
+					return
+				}
+				echoed.Add(1)
+			}
+		}()
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+
+	var out bytes.Buffer
+	args := []string{"-url", ts.URL, "-demo", "echo", "-sessions", "4", "-rate", "5", "-duration", "1s", "-ramp", "0",
+		"-settle", "50ms", "-timeout", "1m", "-json"}
+	if err := run(context.Background(), args, func(string) string { return "" }, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, out.String())
+	}
+	if rep.Sessions.Opened != 4 || rep.Sessions.Ready != 4 {
+		t.Errorf("sessions = %+v, want 4 opened and ready", rep.Sessions)
+	}
+	if a := rep.Actions; a.Sent == 0 || a.Answered != a.Sent || a.Sent != echoed.Load() {
+		t.Errorf("actions = %+v, echoed %d: want some sent, each echoed and answered", a, echoed.Load())
+	}
+	if len(rep.Errors) != 0 || rep.LatencyFromSchedule.Samples == 0 || rep.CPU.Seconds < 0 {
+		t.Errorf("errors %v, latency %+v, cpu %+v", rep.Errors, rep.LatencyFromSchedule, rep.CPU)
 	}
 }

@@ -34,17 +34,26 @@ func parsePage(body []byte, pageURL *url.URL) (pageSession, error) {
 	if err != nil {
 		return pageSession{}, err
 	}
-	u := pageURL.ResolveReference(ref)
-	switch u.Scheme {
-	case "http":
-		u.Scheme = "ws"
-	case "https":
-		u.Scheme = "wss"
+	u, err := url.Parse(wsURL(pageURL.ResolveReference(ref)))
+	if err != nil {
+		return pageSession{}, err
 	}
 	if u.Query().Get("sid") != string(sid[1]) {
 		return pageSession{}, errors.New("ws-connect names another session than data-sid")
 	}
 	return pageSession{SID: string(sid[1]), WSURL: u.String()}, nil
+}
+
+// wsURL is u with the WebSocket scheme of its HTTP one.
+func wsURL(u *url.URL) string {
+	w := *u
+	switch w.Scheme {
+	case "http":
+		w.Scheme = "ws"
+	case "https":
+		w.Scheme = "wss"
+	}
+	return w.String()
 }
 
 // origin is the page's origin, sent as the socket's Origin header as a

@@ -368,6 +368,15 @@ func (r *runner) closeAll() {
 // goroutines are back within baseline+10.
 func (r *runner) drain(ctx context.Context, rep *report) {
 	t0 := time.Now()
+	if r.shape.echo {
+		// A bare hub keeps no session: its goroutines end with the sockets.
+		m, ok := r.poll(ctx, socketsWait, func(m metrics) bool { return m.get("go_goroutines") <= rep.Goroutines.Baseline+goroutineSlack })
+		rep.Goroutines.SocketsClosed = m.get("go_goroutines")
+		rep.Goroutines.SocketsClosedS = time.Since(t0).Seconds()
+		rep.Goroutines.SessionsExpired, rep.Goroutines.SessionsExpiredS = rep.Goroutines.SocketsClosed, rep.Goroutines.SocketsClosedS
+		rep.Goroutines.BackToBaseline = ok
+		return
+	}
 	m, _ := r.poll(ctx, socketsWait, func(m metrics) bool { return m.get("reconcile_demo_sockets") == 0 })
 	rep.Goroutines.SocketsClosed = m.get("go_goroutines")
 	rep.Goroutines.SocketsClosedS = time.Since(t0).Seconds()
