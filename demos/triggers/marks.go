@@ -40,8 +40,8 @@ func missed(stream []engine.StreamEvent) ([]engine.Event, uint64) {
 	out = out[max(0, len(out)-maxMarks):]
 	k := demo.I(len(out))
 	for _, e := range out {
-		k = demo.Mix(k, uint64(e.EmittedAt.Milliseconds()), demo.Str(string(e.Kind)), demo.Str(e.Pod), demo.I(e.Old),
-			demo.I(e.New), demo.Str(string(e.Loss)))
+		k = demo.Mix(k, uint64(e.EmittedAt.Milliseconds()), uint64(e.Kind), uint64(e.Pod), demo.I(e.Old),
+			demo.I(e.New), uint64(e.Loss))
 	}
 	return out, k
 }
@@ -53,7 +53,7 @@ func (d *Demo) Marks(l ui.Lang) []ui.TimelineMark {
 	out := make([]ui.TimelineMark, len(f.missed))
 	for i, e := range f.missed {
 		out[i] = ui.TimelineMark{At: e.EmittedAt.Milliseconds(), Kind: markEvent,
-			Label: F(l, "tr.mark.missed", eventText(l, e), T(l, "tr.loss."+string(e.Loss)))}
+			Label: F(l, "tr.mark.missed", eventText(l, e), T(l, "tr.loss."+e.Loss.String()))}
 	}
 	return out
 }

@@ -40,8 +40,8 @@ func diedInBlip(at int64, pod string) markWant {
 func lostKinds(d *Demo, i int) []string {
 	var out []string
 	for _, e := range d.w.View(sides[i]).Stream {
-		if e.Fate == "dropped" {
-			out = append(out, string(e.Kind))
+		if e.Fate.String() == "dropped" {
+			out = append(out, e.Kind.String())
 		}
 	}
 	return out
@@ -104,8 +104,8 @@ func TestMarks(t *testing.T) {
 			waitFrames(d, time.Second) // every copy delivered
 			var fates []string
 			for _, e := range d.w.View(sides[edgeSide]).Stream {
-				if e.Kind == "died" {
-					fates = append(fates, string(e.Fate))
+				if e.Kind.String() == "died" {
+					fates = append(fates, e.Fate.String())
 				}
 			}
 			if !slices.Equal(fates, []string{"duplicated", "swapped", "swapped"}) {

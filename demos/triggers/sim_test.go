@@ -246,14 +246,14 @@ func TestStepIsOneOfEach(t *testing.T) {
 	if err != nil || r.Level == nil || r.Edge == nil {
 		t.Fatalf("step: %+v, %v", r, err)
 	}
-	if r.Edge.Heard.Pod != "pod-1" || len(r.Level.Actions) != 4 {
-		t.Fatalf("the edge side heard %+v; the level side did %+v", r.Edge.Heard, r.Level.Actions)
+	if r.Edge.Heard.Pod.String() != "pod-1" || len(r.Level.Actions()) != 4 {
+		t.Fatalf("the edge side heard %+v; the level side did %+v", r.Edge.Heard, r.Level.Actions())
 	}
 	if d.Reconciles() != before+1 || d.Now() != 0 {
 		t.Fatalf("reconciles %d → %d, clock %v", before, d.Reconciles(), d.Now())
 	}
 	r, _ = d.Step()
-	if r.Edge == nil || r.Edge.Heard.Pod != "pod-2" || len(r.Level.Actions) != 0 {
+	if r.Edge == nil || r.Edge.Heard.Pod.String() != "pod-2" || len(r.Level.Actions()) != 0 {
 		t.Fatalf("second step: %+v", r)
 	}
 }

@@ -291,8 +291,8 @@ func (d *Demo) laneItems(i int, items []demo.Item) []demo.Item {
 // rowKey sums up everything an event's row is written from, but the
 // language (the framework mixes in the viewer's).
 func rowKey(e *engine.StreamEvent) uint64 {
-	return demo.Mix(demo.Str(string(e.Kind)), demo.Str(e.Pod), demo.I(e.Old), demo.I(e.New),
-		demo.Str(string(e.Fate)), demo.Str(string(e.Loss)), uint64(e.EmittedAt), demo.I(e.Delivered), uint64(e.DeliveredAt),
+	return demo.Mix(uint64(e.Kind), uint64(e.Pod), demo.I(e.Old), demo.I(e.New),
+		uint64(e.Fate), uint64(e.Loss), uint64(e.EmittedAt), demo.I(e.Delivered), uint64(e.DeliveredAt),
 		demo.B(e.InFlight > 0), demo.B(e.Held))
 }
 
@@ -382,16 +382,16 @@ func eventText(l ui.Lang, e engine.Event) string {
 	if e.Kind == engine.DesiredChanged {
 		return F(l, "tr.ev.desired", e.Old, e.New)
 	}
-	return F(l, "tr.ev."+string(e.Kind), e.Pod)
+	return F(l, "tr.ev."+e.Kind.String(), e.Pod.String())
 }
 
 func eventProps(l ui.Lang, e engine.StreamEvent) EventProps {
-	ep := EventProps{Seq: e.Seq, Kind: string(e.Kind), Pod: e.Pod, Fate: string(e.Fate), Loss: string(e.Loss),
+	ep := EventProps{Seq: e.Seq, Kind: e.Kind.String(), Pod: e.Pod.String(), Fate: e.Fate.String(), Loss: e.Loss.String(),
 		Delivered: e.Delivered, Flying: e.InFlight > 0, Held: e.Held, Text: eventText(l, e.Event)}
 	var fate string
 	switch e.Fate {
 	case engine.Dropped:
-		ep.Mark, fate = "✕", F(l, "tr.fate.dropped", T(l, "tr.loss."+string(e.Loss)))
+		ep.Mark, fate = "✕", F(l, "tr.fate.dropped", T(l, "tr.loss."+e.Loss.String()))
 	case engine.Duplicated:
 		ep.Mark, fate = "×2", T(l, "tr.fate.duplicated")
 	case engine.Swapped:
@@ -418,7 +418,8 @@ func logLines(l ui.Lang, s engine.Side, log []engine.LogEntry) []ui.LogLine {
 	if s == engine.Edge {
 		line = edgeLine
 	}
-	for i, e := range log {
+	for i := range log {
+		e := &log[i]
 		kind, text := line(l, e)
 		out[len(log)-1-i] = ui.LogLine{Seq: e.Seq, At: ui.ClockText(e.At), Kind: kind, Text: text}
 	}
@@ -426,7 +427,7 @@ func logLines(l ui.Lang, s engine.Side, log []engine.LogEntry) []ui.LogLine {
 }
 
 // levelLine says one recount: why it looked, what it counted, what it did.
-func levelLine(l ui.Lang, e engine.LogEntry) (kind, text string) {
+func levelLine(l ui.Lang, e *engine.LogEntry) (kind, text string) {
 	var head string
 	switch e.Trigger {
 	case engine.TriggerRestart:
@@ -447,7 +448,7 @@ func levelLine(l ui.Lang, e engine.LogEntry) (kind, text string) {
 	if e.Failed > 0 {
 		count += F(l, "tr.log.failed", e.Failed)
 	}
-	kind, acts := actionsText(l, e.Actions)
+	kind, acts := actionsText(l, e.Actions())
 	if e.Trigger == engine.TriggerStartup {
 		kind = "startup"
 	}
@@ -455,7 +456,7 @@ func levelLine(l ui.Lang, e engine.LogEntry) (kind, text string) {
 }
 
 // edgeLine says one event the edge controller acted on, and what it did.
-func edgeLine(l ui.Lang, e engine.LogEntry) (kind, text string) {
+func edgeLine(l ui.Lang, e *engine.LogEntry) (kind, text string) {
 	switch e.Trigger {
 	case engine.TriggerRestart:
 		return "restart", T(l, "tr.log.edge.restart")
@@ -473,7 +474,7 @@ func edgeLine(l ui.Lang, e engine.LogEntry) (kind, text string) {
 	if e.Trigger == engine.TriggerStep {
 		head = T(l, "tr.log.edge.step") + head
 	}
-	kind, acts := actionsText(l, e.Actions)
+	kind, acts := actionsText(l, e.Actions())
 	return kind, head + acts + F(l, "tr.log.known", e.Known)
 }
 
@@ -487,9 +488,9 @@ func actionsText(l ui.Lang, as []engine.Action) (kind, text string) {
 	kind = "noop"
 	texts := make([]string, len(as))
 	for i, a := range as {
-		texts[i] = T(l, "tr.act."+string(a.Kind))
-		if a.Pod != "" {
-			texts[i] = F(l, "tr.act."+string(a.Kind), a.Pod)
+		texts[i] = T(l, "tr.act."+a.Kind.String())
+		if a.Pod != 0 {
+			texts[i] = F(l, "tr.act."+a.Kind.String(), a.Pod.String())
 		}
 		switch {
 		case a.Kind == engine.ActCreate:

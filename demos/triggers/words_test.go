@@ -22,13 +22,13 @@ func TestEveryUsedKeyExists(t *testing.T) {
 func dynamicKeys() []string {
 	var dynamic []string
 	for _, k := range []engine.EventKind{engine.PodCreated, engine.PodRunning, engine.PodDied, engine.PodDeleted, engine.DesiredChanged} {
-		dynamic = append(dynamic, "tr.ev."+string(k))
+		dynamic = append(dynamic, "tr.ev."+k.String())
 	}
 	for _, l := range []engine.Loss{engine.LossBlip, engine.LossDown, engine.LossRestart, engine.LossOverflow} {
-		dynamic = append(dynamic, "tr.loss."+string(l))
+		dynamic = append(dynamic, "tr.loss."+l.String())
 	}
 	for _, a := range []engine.ActionKind{engine.ActCreate, engine.ActDelete, engine.ActDeleteGone, engine.ActDeleteUnknown, engine.ActCreateRefused} {
-		dynamic = append(dynamic, "tr.act."+string(a))
+		dynamic = append(dynamic, "tr.act."+a.String())
 	}
 	for _, r := range []engine.Reason{engine.ReasonDesired, engine.ReasonKill, engine.ReasonRestart, engine.ReasonBlip,
 		engine.ReasonDown, engine.ReasonOverflow, engine.ReasonDuplicate, engine.ReasonSwap} {

@@ -80,24 +80,33 @@ func (c *Cluster) AppendPods(dst []reconcile.Pod) []reconcile.Pod {
 // pod-(Seq()+1).
 func (c *Cluster) Seq() int { return c.seq }
 
-// ActionKind names what a controller did to its cluster.
-type ActionKind string
+// ActionKind names what a controller did to its cluster: a number, not its
+// spelling, so that a log entry holds no pointer. The zero value is no
+// action's.
+type ActionKind uint8
 
 // The actions of both controllers. The level side only ever creates and
 // deletes (chapter 000's Action kinds); the other three are the edge side's
 // naive moves that went nowhere.
 const (
-	ActCreate        ActionKind = "create"         // created Pod
-	ActDelete        ActionKind = "delete"         // deleted Pod
-	ActDeleteGone    ActionKind = "delete-gone"    // tried to delete Pod, already gone (NotFound), and carried on
-	ActDeleteUnknown ActionKind = "delete-unknown" // wanted to delete one more pod but knew of none
-	ActCreateRefused ActionKind = "create-refused" // wanted to create a pod; the cluster held MaxPods (quota)
+	ActCreate        ActionKind = iota + 1 // created Pod
+	ActDelete                              // deleted Pod
+	ActDeleteGone                          // tried to delete Pod, already gone (NotFound), and carried on
+	ActDeleteUnknown                       // wanted to delete one more pod but knew of none
+	ActCreateRefused                       // wanted to create a pod; the cluster held MaxPods (quota)
 )
+
+// actionKinds spells the actions, as the words catalog's keys do.
+var actionKinds = [...]string{ActCreate: "create", ActDelete: "delete", ActDeleteGone: "delete-gone",
+	ActDeleteUnknown: "delete-unknown", ActCreateRefused: "create-refused"}
+
+// String returns the action's spelling, "" for the zero value.
+func (k ActionKind) String() string { return spell(actionKinds[:], k) }
 
 // Action is one thing a controller did, for the page to explain.
 type Action struct {
 	Kind ActionKind
-	Pod  string // empty for ActDeleteUnknown and ActCreateRefused
+	Pod  PodID // 0 for ActDeleteUnknown and ActCreateRefused
 }
 
 // EdgeController は素朴なイベント駆動(edge-triggered)のコントローラ。
@@ -136,8 +145,9 @@ func (c *EdgeController) Handle(ev Event, cl *Cluster) []Action {
 	case PodDied:
 		// 「Pod が死んだ」→ 死んだ Pod を消して、1 つ作る。
 		// 同じ知らせが 2 回来れば、2 回作る(冪等でない)。
-		c.forget(ev.Pod)
-		actions = append(actions, c.delete(cl, ev.Pod), c.create(cl))
+		name := ev.Pod.String()
+		c.forget(name)
+		actions = append(actions, c.delete(cl, name), c.create(cl))
 	case DesiredChanged:
 		// 「desired が old → new に変わった」→ 差のぶんだけ作るか消す。
 		// 今いくつあるかは数えない。イベントに書いてある差だけを信じる。
@@ -156,9 +166,9 @@ func (c *EdgeController) Handle(ev Event, cl *Cluster) []Action {
 		}
 	case PodCreated, PodRunning:
 		// 聞いた Pod を覚える(これが edge 側の「世界の見え方」のすべて)。
-		c.remember(ev.Pod)
+		c.remember(ev.Pod.String())
 	case PodDeleted:
-		c.forget(ev.Pod)
+		c.forget(ev.Pod.String())
 	}
 	return actions
 }
@@ -170,15 +180,15 @@ func (c *EdgeController) create(cl *Cluster) Action {
 		return Action{Kind: ActCreateRefused}
 	}
 	c.remember(name)
-	return Action{Kind: ActCreate, Pod: name}
+	return Action{Kind: ActCreate, Pod: podOf(name)}
 }
 
 // delete は名前で Pod を消す。無かったら(NotFound)そのまま進む。
 func (c *EdgeController) delete(cl *Cluster, name string) Action {
 	if !cl.delete(name) {
-		return Action{Kind: ActDeleteGone, Pod: name}
+		return Action{Kind: ActDeleteGone, Pod: podOf(name)}
 	}
-	return Action{Kind: ActDelete, Pod: name}
+	return Action{Kind: ActDelete, Pod: podOf(name)}
 }
 
 // Forget drops everything the controller remembered, as a restart does: an
@@ -200,10 +210,12 @@ func (c *EdgeController) AppendKnown(dst []string) []string {
 	return dst
 }
 
-// remember adds a name unless the memory is full: a controller that heard
-// of more pods than MaxKnown forgets the newest, which keeps it bounded.
+// remember adds a pod's name unless the memory is full: a controller that
+// heard of more pods than MaxKnown forgets the newest, which keeps it
+// bounded. Anything but pod-N names no pod and is not remembered, so every
+// name it deletes by is a pod's.
 func (c *EdgeController) remember(name string) {
-	if name != "" && len(c.known) < MaxKnown {
+	if _, ok := ParsePod(name); ok && len(c.known) < MaxKnown {
 		c.known[name] = true
 	}
 }

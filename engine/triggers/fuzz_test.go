@@ -89,12 +89,12 @@ func (sh *shadow) observe(t *testing.T, w *World, fresh bool) {
 			if !fresh && newEntries <= LogSize {
 				created := 0
 				for _, e := range v.Log[len(v.Log)-newEntries:] {
-					for _, a := range e.Actions {
+					for _, a := range e.Actions() {
 						if a.Kind == ActCreate {
 							created++
 						}
 					}
-					if s == Edge && len(e.Actions) > 0 && e.Heard.Seq == 0 {
+					if s == Edge && len(e.Actions()) > 0 && e.Heard.Seq == 0 {
 						t.Fatalf("edge acted without hearing an event: %+v", e)
 					}
 				}
@@ -134,7 +134,7 @@ func allowed(w *World) map[string]bool {
 	}
 	for _, e := range w.View(Edge).Stream {
 		if e.InFlight > 0 || e.Held {
-			ok[e.Pod] = true
+			ok[e.Pod.String()] = true
 		}
 	}
 	return ok
@@ -214,7 +214,7 @@ func checkWorld(t *testing.T, w *World) {
 			t.Fatalf("%v: events in flight while restarting", s)
 		}
 		for _, e := range v.Stream {
-			if (e.Fate == Dropped) != (e.Loss != "") || e.Delivered+e.InFlight > e.Fate.copies() {
+			if (e.Fate == Dropped) != (e.Loss != LossNone) || e.Delivered+e.InFlight > e.Fate.copies() {
 				t.Fatalf("%v: event %+v", s, e)
 			}
 			if e.InFlight > 0 && (e.ArrivesIn < 0 || e.ArrivesIn > maxCopyIn) {

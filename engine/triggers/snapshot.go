@@ -3,8 +3,6 @@ package triggers
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/reconcile-demo/reconcile-demo/engine/reconcile"
@@ -135,8 +133,8 @@ func (w *World) sideState(s Side, into SideState) SideState {
 	st.Stream = StreamState{Seq: str.seq, DupNext: str.dupNext, SwapNext: str.swapNext, Held: str.held,
 		Events: reuse(into.Stream.Events, len(str.events)), Queue: reuse(into.Stream.Queue, len(str.queue))}
 	for _, e := range str.events {
-		es := EventState{Seq: e.Seq, Kind: string(e.Kind), Pod: e.Pod, Old: e.Old, New: e.New,
-			Fate: string(e.Fate), Loss: string(e.Loss), EmittedAt: ms(e.EmittedAt), Delivered: e.Delivered}
+		es := EventState{Seq: e.Seq, Kind: e.Kind.String(), Pod: e.Pod.String(), Old: e.Old, New: e.New,
+			Fate: e.Fate.String(), Loss: e.Loss.String(), EmittedAt: ms(e.EmittedAt), Delivered: e.Delivered}
 		if e.Delivered > 0 {
 			es.DeliveredAt = ms(e.DeliveredAt)
 		}
@@ -244,15 +242,11 @@ func restore(snap Snapshot) (*World, error) {
 
 // podNumber returns N for pod-N with 1 <= N <= seq.
 func podNumber(name string, seq int) (int, bool) {
-	s, ok := strings.CutPrefix(name, "pod-")
-	if !ok {
+	id, ok := ParsePod(name)
+	if !ok || seq < 1 || uint64(id) > uint64(seq) {
 		return 0, false
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > seq || strconv.Itoa(n) != s {
-		return 0, false
-	}
-	return n, true
+	return int(id), true
 }
 
 // restorePods checks one side's pods (reconcile.Restore checks the rest:
@@ -367,7 +361,7 @@ func restoreStream(st StreamState, podSeq int, now time.Duration, down bool) (st
 			return s, fmt.Errorf("held event %d is also in flight", e.Seq)
 		}
 		if e.Delivered+queued > e.Fate.copies() || (e.Seq == s.held && e.Fate.copies() == 0) {
-			return s, fmt.Errorf("event %d (%s) has %d copies delivered and %d in flight", e.Seq, e.Fate, e.Delivered, queued)
+			return s, fmt.Errorf("event %d (%s) has %d copies delivered and %d in flight", e.Seq, e.Fate.String(), e.Delivered, queued)
 		}
 	}
 	for i, d := range s.queue {
@@ -395,36 +389,45 @@ func restoreStream(st StreamState, podSeq int, now time.Duration, down bool) (st
 }
 
 func restoreEvent(es EventState, podSeq int, now time.Duration) (Event, error) {
-	e := Event{Seq: es.Seq, Kind: EventKind(es.Kind), Pod: es.Pod, Old: es.Old, New: es.New,
-		Fate: Fate(es.Fate), Loss: Loss(es.Loss), Delivered: es.Delivered,
+	e := Event{Seq: es.Seq, Old: es.Old, New: es.New, Delivered: es.Delivered,
 		EmittedAt: time.Duration(es.EmittedAt) * time.Millisecond}
-	if !slices.Contains([]EventKind{PodCreated, PodRunning, PodDied, PodDeleted, DesiredChanged}, e.Kind) {
+	kind, ok := parseEventKind(es.Kind)
+	if !ok {
 		return e, fmt.Errorf("unknown kind %q", es.Kind)
 	}
+	e.Kind = kind
 	if e.Kind == DesiredChanged {
-		if e.Pod != "" || e.Old < 0 || e.Old > MaxDesired || e.New < 0 || e.New > MaxDesired || e.Old == e.New {
-			return e, fmt.Errorf("bad desired change %q %d → %d", e.Pod, e.Old, e.New)
+		if es.Pod != "" || e.Old < 0 || e.Old > MaxDesired || e.New < 0 || e.New > MaxDesired || e.Old == e.New {
+			return e, fmt.Errorf("bad desired change %q %d → %d", es.Pod, e.Old, e.New)
 		}
-	} else if _, ok := podNumber(e.Pod, podSeq); !ok || e.Old != 0 || e.New != 0 {
-		return e, fmt.Errorf("bad pod %q", e.Pod)
+	} else {
+		n, ok := podNumber(es.Pod, podSeq)
+		if !ok || e.Old != 0 || e.New != 0 {
+			return e, fmt.Errorf("bad pod %q", es.Pod)
+		}
+		e.Pod = PodID(n)
 	}
-	switch e.Fate {
-	case Delivered, Duplicated, Swapped:
-		if e.Loss != "" {
-			return e, fmt.Errorf("%s with a loss", e.Fate)
-		}
-	case Dropped:
-		if e.Loss != LossBlip && e.Loss != LossDown && e.Loss != LossRestart && e.Loss != LossOverflow {
-			return e, fmt.Errorf("dropped with loss %q", es.Loss)
+	fate, ok := parseFate(es.Fate)
+	e.Fate = fate
+	switch {
+	case !ok:
+		return e, fmt.Errorf("unknown fate %q", es.Fate)
+	case fate != Dropped:
+		if es.Loss != "" {
+			return e, fmt.Errorf("%s with a loss", fate.String())
 		}
 	default:
-		return e, fmt.Errorf("unknown fate %q", es.Fate)
+		loss, ok := parseLoss(es.Loss)
+		if !ok {
+			return e, fmt.Errorf("dropped with loss %q", es.Loss)
+		}
+		e.Loss = loss
 	}
 	if es.EmittedAt < 0 || e.EmittedAt > now {
 		return e, fmt.Errorf("emitted at %d, now %v", es.EmittedAt, now)
 	}
 	if e.Delivered < 0 || e.Delivered > e.Fate.copies() {
-		return e, fmt.Errorf("%s delivered %d times", e.Fate, e.Delivered)
+		return e, fmt.Errorf("%s delivered %d times", e.Fate.String(), e.Delivered)
 	}
 	switch {
 	case e.Delivered > 0:

@@ -157,9 +157,9 @@ func TestHealthyStreamBothSidesConverge(t *testing.T) {
 				}
 				var created []string
 				for _, e := range w.View(Edge).Log {
-					for _, a := range e.Actions {
+					for _, a := range e.Actions() {
 						if a.Kind == ActCreate {
-							created = append(created, a.Pod)
+							created = append(created, a.Pod.String())
 						}
 					}
 				}
@@ -189,7 +189,7 @@ func TestDroppedDeathIsRepairedOnlyByLevel(t *testing.T) {
 					t.Fatalf("lesson %+v, want 取りこぼし (blip)", l)
 				}
 				ev := w.View(Edge).Stream[0]
-				if ev.Kind != PodDied || ev.Pod != "pod-2" || ev.Fate != Dropped || ev.Loss != LossBlip || ev.InFlight != 0 {
+				if ev.Kind != PodDied || ev.Pod.String() != "pod-2" || ev.Fate != Dropped || ev.Loss != LossBlip || ev.InFlight != 0 {
 					t.Fatalf("edge stream %+v", ev)
 				}
 				dr.run(w)
@@ -211,7 +211,7 @@ func TestDroppedDeathIsRepairedOnlyByLevel(t *testing.T) {
 					t.Fatalf("edge pod-2 is %v, %v; want still Failed", ph, ok)
 				}
 				for _, e := range ev2.Log {
-					if len(e.Actions) > 0 {
+					if len(e.Actions()) > 0 {
 						t.Fatalf("edge acted without hearing: %+v", e)
 					}
 				}
@@ -248,10 +248,10 @@ func TestDuplicatedDeathCreatesOneTooManyOnEdge(t *testing.T) {
 			var acts []Action
 			for _, e := range v.Log {
 				if e.Heard.Kind == PodDied {
-					acts = append(acts, e.Actions...)
+					acts = append(acts, e.Actions()...)
 				}
 			}
-			want := []Action{{ActDelete, "pod-2"}, {ActCreate, "pod-4"}, {ActDeleteGone, "pod-2"}, {ActCreate, "pod-5"}}
+			want := []Action{{ActDelete, 2}, {ActCreate, 4}, {ActDeleteGone, 2}, {ActCreate, 5}}
 			if !slices.Equal(acts, want) {
 				t.Fatalf("edge acted %v, want %v", acts, want)
 			}
@@ -355,9 +355,9 @@ func TestSwappedDesiredChangesMisleadEdge(t *testing.T) {
 		levelCreates, levelDe int
 	}{
 		{"3→5 then 5→4: deletes a pod it needed, ends right by luck", []int{5, 4},
-			[2]int{5, 4}, Action{ActDelete, "pod-3"}, 2, 4, true, 1, 0},
+			[2]int{5, 4}, Action{ActDelete, 3}, 2, 4, true, 1, 0},
 		{"3→10 then 10→0: ends with 7 where 0 are declared", []int{10, 0},
-			[2]int{10, 0}, Action{ActDelete, "pod-3"}, 0, 7, false, 0, 3},
+			[2]int{10, 0}, Action{ActDelete, 3}, 0, 7, false, 0, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -385,7 +385,7 @@ func TestSwappedDesiredChangesMisleadEdge(t *testing.T) {
 					break
 				}
 			}
-			if first == nil || [2]int{first.Heard.Old, first.Heard.New} != tt.firstHeard || first.Actions[0] != tt.firstAction {
+			if first == nil || [2]int{first.Heard.Old, first.Heard.New} != tt.firstHeard || first.Actions()[0] != tt.firstAction {
 				t.Fatalf("edge first heard %+v", first)
 			}
 			if edgeMin != tt.edgeMin || v.Alive != tt.edgeEnd || v.Converged != tt.edgeConverged {
@@ -398,7 +398,7 @@ func TestSwappedDesiredChangesMisleadEdge(t *testing.T) {
 			}
 			creates, deletes := 0, 0
 			for _, e := range lv.Log {
-				for _, a := range e.Actions {
+				for _, a := range e.Actions() {
 					switch a.Kind {
 					case ActCreate:
 						creates++

@@ -5,17 +5,30 @@ import (
 	"time"
 )
 
-// EventKind names what happened in a cluster.
-type EventKind string
+// EventKind names what happened in a cluster. It, Fate and Loss are
+// numbers, not their spellings, so that an Event holds no pointer: the
+// collector never scans a session's streams (TestTheStreamHoldsNoPointer).
+// The zero value is no event's: an Event that was never emitted.
+type EventKind uint8
 
 // The events a cluster emits, one per change, as a watch would.
 const (
-	PodCreated     EventKind = "created" // Pod was created (Pending)
-	PodRunning     EventKind = "running" // Pod started Running
-	PodDied        EventKind = "died"    // Pod became Failed (a kill)
-	PodDeleted     EventKind = "deleted" // Pod was deleted by the controller
-	DesiredChanged EventKind = "desired" // desired went from Old to New
+	PodCreated     EventKind = iota + 1 // Pod was created (Pending)
+	PodRunning                          // Pod started Running
+	PodDied                             // Pod became Failed (a kill)
+	PodDeleted                          // Pod was deleted by the controller
+	DesiredChanged                      // desired went from Old to New
 )
+
+// eventKinds spells the kinds, as the page's data-kind and snapshots do.
+var eventKinds = [...]string{PodCreated: "created", PodRunning: "running", PodDied: "died",
+	PodDeleted: "deleted", DesiredChanged: "desired"}
+
+// String returns the kind's spelling, "" for the zero value.
+func (k EventKind) String() string { return spell(eventKinds[:], k) }
+
+// parseEventKind returns the kind s spells.
+func parseEventKind(s string) (EventKind, bool) { return parse[EventKind](eventKinds[:], s) }
 
 // actionable reports whether the edge controller does something when it
 // hears an event of this kind: losing one of these is what leaves its world
@@ -23,36 +36,78 @@ const (
 func (k EventKind) actionable() bool { return k == PodDied || k == DesiredChanged }
 
 // Fate is what the stream does with an event, decided when it is emitted.
-type Fate string
+// The zero value is no event's.
+type Fate uint8
 
-// The fates, as the page's data-fate spells them.
+// The fates.
 const (
-	Delivered  Fate = "delivered"  // delivered once, DeliveryDelay after it was emitted
-	Dropped    Fate = "dropped"    // never delivered; Loss says why
-	Duplicated Fate = "duplicated" // delivered twice, DuplicateGap apart
-	Swapped    Fate = "swapped"    // one of a pair delivered in the opposite order
+	Delivered  Fate = iota + 1 // delivered once, DeliveryDelay after it was emitted
+	Dropped                    // never delivered; Loss says why
+	Duplicated                 // delivered twice, DuplicateGap apart
+	Swapped                    // one of a pair delivered in the opposite order
 )
 
+// fates spells the fates, as the page's data-fate and snapshots do.
+var fates = [...]string{Delivered: "delivered", Dropped: "dropped", Duplicated: "duplicated", Swapped: "swapped"}
+
+// String returns the fate's spelling, "" for the zero value.
+func (f Fate) String() string { return spell(fates[:], f) }
+
+// parseFate returns the fate s spells.
+func parseFate(s string) (Fate, bool) { return parse[Fate](fates[:], s) }
+
 // Loss says why an event was dropped.
-type Loss string
+type Loss uint8
 
 // The reasons an event is dropped.
 const (
-	LossBlip     Loss = "blip"     // emitted while the drop switch was on (a network blip)
-	LossDown     Loss = "down"     // emitted while the controllers were restarting: nobody listened
-	LossRestart  Loss = "restart"  // in flight when the controllers restarted
-	LossOverflow Loss = "overflow" // emitted while MaxInFlight events were in flight
+	LossNone     Loss = iota // not dropped
+	LossBlip                 // emitted while the drop switch was on (a network blip)
+	LossDown                 // emitted while the controllers were restarting: nobody listened
+	LossRestart              // in flight when the controllers restarted
+	LossOverflow             // emitted while MaxInFlight events were in flight
 )
+
+// losses spells the losses, as the page's data-loss and snapshots do.
+var losses = [...]string{LossBlip: "blip", LossDown: "down", LossRestart: "restart", LossOverflow: "overflow"}
+
+// String returns the loss's spelling, "" for LossNone.
+func (l Loss) String() string { return spell(losses[:], l) }
+
+// parseLoss returns the loss s spells; "" spells none, so it is refused
+// like any unknown spelling.
+func parseLoss(s string) (Loss, bool) { return parse[Loss](losses[:], s) }
+
+// spell returns the spelling of v in names, "" for the zero value and for
+// a value none spells.
+func spell[T ~uint8](names []string, v T) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return ""
+}
+
+// parse returns the value whose spelling in names is s. The zero value's
+// "" is no spelling: it is refused.
+func parse[T ~uint8](names []string, s string) (T, bool) {
+	for i, n := range names {
+		if n != "" && n == s {
+			return T(i), true
+		}
+	}
+	return 0, false
+}
 
 // Event is one event of a stream from a cluster to its controller.
 type Event struct {
-	Seq  int       // 1, 2, … per stream, in emission order
+	Seq int // 1, 2, … per stream, in emission order
+	// Kind, Fate and Loss, a byte each, sit together: an Event is 64 bytes.
 	Kind EventKind //
-	Pod  string    // the pod, for every kind but DesiredChanged
-	Old  int       // DesiredChanged: the desired count before
-	New  int       // DesiredChanged: the desired count after
 	Fate Fate      //
 	Loss Loss      // set exactly when Fate is Dropped
+	Pod  PodID     // the pod, for every kind but DesiredChanged
+	Old  int       // DesiredChanged: the desired count before
+	New  int       // DesiredChanged: the desired count after
 	// EmittedAt is when the cluster emitted it (virtual time).
 	EmittedAt time.Duration
 	// Delivered is how many copies reached the controller: 0, 1, or 2 for a
@@ -98,11 +153,11 @@ type stream struct {
 func (s *stream) emit(ev Event, now time.Duration, blocked Loss) Event {
 	s.seq++
 	ev.Seq, ev.EmittedAt = s.seq, now
-	ev.Fate, ev.Loss, ev.Delivered, ev.DeliveredAt = Delivered, "", 0, 0
+	ev.Fate, ev.Loss, ev.Delivered, ev.DeliveredAt = Delivered, LossNone, 0, 0
 	// No event overtakes a swapped pair: exactly those two are reordered.
 	at := max(now+DeliveryDelay, s.swappedTail())
 	switch {
-	case blocked != "":
+	case blocked != LossNone:
 		ev.Fate, ev.Loss = Dropped, blocked
 	case s.inFlight() >= MaxInFlight:
 		ev.Fate, ev.Loss = Dropped, LossOverflow

@@ -20,7 +20,7 @@ func deliverAll(s *stream) []int {
 }
 
 func TestStreamFates(t *testing.T) {
-	ev := Event{Kind: PodRunning, Pod: "pod-1"}
+	ev := Event{Kind: PodRunning, Pod: 1}
 	tests := []struct {
 		name      string
 		arm       func(s *stream)
@@ -39,9 +39,9 @@ func TestStreamFates(t *testing.T) {
 		{"swap and duplicate: swap first, duplicate after", func(s *stream) { s.swapNext, s.dupNext = true, true }, nil, 3,
 			[]Fate{Swapped, Swapped, Duplicated}, []int{2, 1, 3, 3}, false},
 		{"blocked events do not use the armed duplicate", func(s *stream) { s.dupNext = true },
-			[]Loss{LossBlip, LossDown, ""}, 3, []Fate{Dropped, Dropped, Duplicated}, []int{3, 3}, false},
+			[]Loss{LossBlip, LossDown, LossNone}, 3, []Fate{Dropped, Dropped, Duplicated}, []int{3, 3}, false},
 		{"a held event waits through drops", func(s *stream) { s.swapNext = true },
-			[]Loss{"", LossBlip, ""}, 3, []Fate{Swapped, Dropped, Swapped}, []int{3, 1}, false},
+			[]Loss{LossNone, LossBlip, LossNone}, 3, []Fate{Swapped, Dropped, Swapped}, []int{3, 1}, false},
 		{"a held event without a partner waits", func(s *stream) { s.swapNext = true }, nil, 1,
 			[]Fate{Swapped}, nil, true},
 	}
@@ -59,7 +59,7 @@ func TestStreamFates(t *testing.T) {
 				}
 				e := s.emit(ev, time.Duration(i)*time.Millisecond, b)
 				fates = append(fates, e.Fate)
-				if (e.Fate == Dropped) != (e.Loss != "") {
+				if (e.Fate == Dropped) != (e.Loss != LossNone) {
 					t.Fatalf("fate %s with loss %q", e.Fate, e.Loss)
 				}
 			}
@@ -79,11 +79,11 @@ func TestStreamFates(t *testing.T) {
 func TestStreamDeliveryTimes(t *testing.T) {
 	var s stream
 	s.dupNext = true
-	s.emit(Event{Kind: PodDied, Pod: "pod-1"}, 0, "")
+	s.emit(Event{Kind: PodDied, Pod: 1}, 0, LossNone)
 	s.swapNext = true
-	s.emit(Event{Kind: PodDied, Pod: "pod-2"}, 100*time.Millisecond, "")
-	s.emit(Event{Kind: PodDied, Pod: "pod-3"}, 250*time.Millisecond, "")
-	s.emit(Event{Kind: PodDied, Pod: "pod-4"}, 260*time.Millisecond, "")
+	s.emit(Event{Kind: PodDied, Pod: 2}, 100*time.Millisecond, LossNone)
+	s.emit(Event{Kind: PodDied, Pod: 3}, 250*time.Millisecond, LossNone)
+	s.emit(Event{Kind: PodDied, Pod: 4}, 260*time.Millisecond, LossNone)
 	got := append([]delivery(nil), s.queue...)
 	// pod-4's event waits behind the swapped pair; pod-1's second copy is
 	// overtaken.
@@ -102,7 +102,7 @@ func TestStreamDeliveryTimes(t *testing.T) {
 func TestStreamOverflowDrops(t *testing.T) {
 	var s stream
 	for range MaxInFlight + 3 {
-		s.emit(Event{Kind: PodRunning, Pod: "pod-1"}, 0, "")
+		s.emit(Event{Kind: PodRunning, Pod: 1}, 0, LossNone)
 	}
 	if n := s.inFlight(); n != MaxInFlight {
 		t.Fatalf("%d in flight, want the bound %d", n, MaxInFlight)
@@ -119,9 +119,9 @@ func TestStreamOverflowDrops(t *testing.T) {
 func TestStreamKeepsLastShownAndPending(t *testing.T) {
 	var s stream
 	s.swapNext = true
-	s.emit(Event{Kind: PodRunning, Pod: "pod-1"}, 0, "") // held
+	s.emit(Event{Kind: PodRunning, Pod: 1}, 0, LossNone) // held
 	for i := range 3 * StreamShown {
-		s.emit(Event{Kind: PodRunning, Pod: "pod-1"}, 0, LossBlip)
+		s.emit(Event{Kind: PodRunning, Pod: 1}, 0, LossBlip)
 		_ = i
 	}
 	if len(s.events) != StreamShown+1 || s.events[0].Seq != 1 {

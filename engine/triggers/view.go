@@ -107,10 +107,7 @@ func (w *World) PeekInto(s Side, v *SideView) {
 
 func cloneLog(log []LogEntry) []LogEntry {
 	out := make([]LogEntry, len(log))
-	for i, e := range log {
-		out[i] = e
-		out[i].Actions = append([]Action(nil), e.Actions...)
-	}
+	copy(out, log)
 	return out
 }
 

@@ -68,17 +68,36 @@ func (s Side) String() string {
 	return "level"
 }
 
-// Trigger says what made a controller act (or log).
-type Trigger string
+// Trigger says what made a controller act (or log): a number, not its
+// spelling, so that a log entry holds no pointer. The zero value is no
+// entry's.
+type Trigger uint8
 
 // The triggers of log entries.
 const (
-	TriggerEvent   Trigger = "event"   // one or more events were delivered
-	TriggerResync  Trigger = "resync"  // the level controller's periodic recount
-	TriggerStep    Trigger = "step"    // the visitor's single step
-	TriggerRestart Trigger = "restart" // the controller went down
-	TriggerStartup Trigger = "startup" // the controller came back up
+	TriggerEvent   Trigger = iota + 1 // one or more events were delivered
+	TriggerResync                     // the level controller's periodic recount
+	TriggerStep                       // the visitor's single step
+	TriggerRestart                    // the controller went down
+	TriggerStartup                    // the controller came back up
 )
+
+// triggers spells the triggers.
+var triggers = [...]string{TriggerEvent: "event", TriggerResync: "resync", TriggerStep: "step",
+	TriggerRestart: "restart", TriggerStartup: "startup"}
+
+// String returns the trigger's spelling, "" for the zero value.
+func (t Trigger) String() string { return spell(triggers[:], t) }
+
+// maxActions bounds the actions of one log entry. A level recount deletes
+// the Failed pods, then creates the missing ones or deletes the excess: at
+// most 2·MaxDesired, since its cluster never holds more than MaxDesired pods
+// (only a recount creates, and it leaves desired of them), and at most
+// MaxDesired can be Failed and then be replaced (desired 10, all ten
+// killed). The edge controller takes two actions for a death and
+// |new - old| <= MaxDesired for a change of desired. TestTheActionsOfAnEntryAreBounded
+// reaches it.
+const maxActions = 2 * MaxDesired
 
 // LogEntry is one thing a controller did, structured for the page. The
 // level side logs every Reconcile (a recount that finds nothing to do
@@ -101,8 +120,22 @@ type LogEntry struct {
 	// it acted. The edge controller counts nothing: they stay 0.
 	Desired, Alive, Failed int
 	// Known is how many pods the edge controller remembers after acting.
-	Known   int
-	Actions []Action // empty: nothing to do (level: already converged)
+	Known int
+	// acts[:nActs] are its actions (Actions), held in place so that an
+	// entry holds no pointer: the collector never scans a session's logs.
+	acts  [maxActions]Action
+	nActs uint8
+}
+
+// Actions returns what the controller did; empty: nothing to do (level:
+// already converged). It shares the entry's array: it changes when the
+// entry does.
+func (e *LogEntry) Actions() []Action { return e.acts[:e.nActs] }
+
+// add appends an action (maxActions says why there is room).
+func (e *LogEntry) add(a Action) {
+	e.acts[e.nActs] = a
+	e.nActs++
 }
 
 // side holds what both halves have alike.
@@ -200,7 +233,7 @@ func (w *World) emit(s Side, ev Event) {
 	}
 	ev = w.sides[s].stream.emit(ev, w.now, blocked)
 	if s == Edge && ev.Fate == Dropped && ev.Kind.actionable() {
-		w.learn(Reason(ev.Loss))
+		w.learn(Reason(ev.Loss.String()))
 	}
 }
 
@@ -233,12 +266,12 @@ func (w *World) Kill(name string) error {
 	if alive[Level] {
 		w.levelCl.Fail(name)
 		delete(w.sides[Level].startAt, name)
-		w.emit(Level, Event{Kind: PodDied, Pod: name})
+		w.emit(Level, Event{Kind: PodDied, Pod: podOf(name)})
 	}
 	if alive[Edge] {
 		w.edgeCl.fail(name)
 		delete(w.sides[Edge].startAt, name)
-		w.emit(Edge, Event{Kind: PodDied, Pod: name})
+		w.emit(Edge, Event{Kind: PodDied, Pod: podOf(name)})
 	}
 	return nil
 }
@@ -423,12 +456,12 @@ func (w *World) do(it item) {
 	case itemLevelStart:
 		delete(w.sides[Level].startAt, it.pod)
 		if w.levelCl.Start(it.pod) {
-			w.emit(Level, Event{Kind: PodRunning, Pod: it.pod})
+			w.emit(Level, Event{Kind: PodRunning, Pod: podOf(it.pod)})
 		}
 	case itemEdgeStart:
 		delete(w.sides[Edge].startAt, it.pod)
 		if w.edgeCl.start(it.pod) {
-			w.emit(Edge, Event{Kind: PodRunning, Pod: it.pod})
+			w.emit(Edge, Event{Kind: PodRunning, Pod: podOf(it.pod)})
 		}
 	case itemUp:
 		w.down = false
@@ -474,12 +507,12 @@ func (w *World) reconcileLevel(e LogEntry) LogEntry {
 		switch a.Kind {
 		case "create":
 			w.sides[Level].startAt[a.Pod] = w.now + StartDelay
-			w.emit(Level, Event{Kind: PodCreated, Pod: a.Pod})
-			e.Actions = append(e.Actions, Action{Kind: ActCreate, Pod: a.Pod})
+			w.emit(Level, Event{Kind: PodCreated, Pod: podOf(a.Pod)})
+			e.add(Action{Kind: ActCreate, Pod: podOf(a.Pod)})
 		case "delete":
 			delete(w.sides[Level].startAt, a.Pod)
-			w.emit(Level, Event{Kind: PodDeleted, Pod: a.Pod})
-			e.Actions = append(e.Actions, Action{Kind: ActDelete, Pod: a.Pod})
+			w.emit(Level, Event{Kind: PodDeleted, Pod: podOf(a.Pod)})
+			e.add(Action{Kind: ActDelete, Pod: podOf(a.Pod)})
 		}
 	}
 	return w.sides[Level].addLog(e)
@@ -488,16 +521,18 @@ func (w *World) reconcileLevel(e LogEntry) LogEntry {
 // handleEdge hands one delivered event to the edge controller and turns
 // what it did into events of the edge cluster.
 func (w *World) handleEdge(ev Event, trigger Trigger) LogEntry {
+	e := LogEntry{At: w.now, Trigger: trigger, Heard: ev, Copy: ev.Delivered, Events: 1}
 	actions := w.edge.Handle(ev, w.edgeCl)
 	for _, a := range actions {
 		switch a.Kind {
 		case ActCreate:
-			w.sides[Edge].startAt[a.Pod] = w.now + StartDelay
+			w.sides[Edge].startAt[a.Pod.String()] = w.now + StartDelay
 			w.emit(Edge, Event{Kind: PodCreated, Pod: a.Pod})
 		case ActDelete:
-			delete(w.sides[Edge].startAt, a.Pod)
+			delete(w.sides[Edge].startAt, a.Pod.String())
 			w.emit(Edge, Event{Kind: PodDeleted, Pod: a.Pod})
 		}
+		e.add(a)
 	}
 	if ev.Kind.actionable() {
 		switch {
@@ -507,8 +542,7 @@ func (w *World) handleEdge(ev Event, trigger Trigger) LogEntry {
 			w.learn(ReasonSwap)
 		}
 	}
-	e := LogEntry{At: w.now, Trigger: trigger, Heard: ev, Copy: ev.Delivered,
-		Events: 1, Known: len(w.edge.known), Actions: actions}
+	e.Known = len(w.edge.known)
 	if len(actions) == 0 {
 		// Only noted (created, running, deleted): its memory changed, the
 		// stream shows the delivery, and the log keeps room for what it did.

@@ -155,7 +155,7 @@ func TestLevelResyncsOnlyWhileItWouldAct(t *testing.T) {
 		t.Fatalf("resyncs at %v, want only at 3s", resyncs)
 	}
 	if e := w.View(Level).Log[0]; e.Desired != 3 || e.Alive != 2 || e.Failed != 1 ||
-		!slices.Equal(e.Actions, []Action{{ActDelete, "pod-3"}, {ActCreate, "pod-4"}}) {
+		!slices.Equal(e.Actions(), []Action{{ActDelete, 3}, {ActCreate, 4}}) {
 		t.Fatalf("resync entry %+v", e)
 	}
 }
@@ -166,7 +166,7 @@ func TestLevelAnswersSimultaneousEventsWithOneRecount(t *testing.T) {
 	mustKill(t, w, "pod-1", "pod-2", "pod-3")
 	w.Advance(DeliveryDelay)
 	log := w.View(Level).Log
-	if len(log) != 1 || log[0].Trigger != TriggerEvent || log[0].Events != 3 || len(log[0].Actions) != 6 {
+	if len(log) != 1 || log[0].Trigger != TriggerEvent || log[0].Events != 3 || len(log[0].Actions()) != 6 {
 		t.Fatalf("level log %+v", log)
 	}
 	if got := len(w.View(Edge).Log); got != 3 {
@@ -179,10 +179,10 @@ func TestStep(t *testing.T) {
 		w := New()
 		mustKill(t, w, "pod-1", "pod-2")
 		r := w.Step()
-		if r.Level == nil || r.Level.Trigger != TriggerStep || len(r.Level.Actions) != 4 {
+		if r.Level == nil || r.Level.Trigger != TriggerStep || len(r.Level.Actions()) != 4 {
 			t.Fatalf("level step %+v", r.Level)
 		}
-		if r.Edge == nil || r.Edge.Heard.Pod != "pod-1" || r.Edge.Trigger != TriggerStep || len(r.Edge.Actions) != 2 {
+		if r.Edge == nil || r.Edge.Heard.Pod.String() != "pod-1" || r.Edge.Trigger != TriggerStep || len(r.Edge.Actions()) != 2 {
 			t.Fatalf("edge step %+v", r.Edge)
 		}
 		if w.Now() != 0 {
@@ -196,7 +196,7 @@ func TestStep(t *testing.T) {
 			t.Fatalf("a level step delivered its event: %+v", ev)
 		}
 		r = w.Step()
-		if r.Edge == nil || r.Edge.Heard.Pod != "pod-2" || len(r.Level.Actions) != 0 {
+		if r.Edge == nil || r.Edge.Heard.Pod.String() != "pod-2" || len(r.Level.Actions()) != 0 {
 			t.Fatalf("second step %+v %+v", r.Level, r.Edge)
 		}
 	})
@@ -206,7 +206,7 @@ func TestStep(t *testing.T) {
 		w.Advance(DeliveryDelay) // edge: delete pod-1, create pod-4; both events in flight
 		logged := len(w.View(Edge).Log)
 		r := w.Step()
-		if r.Edge == nil || r.Edge.Heard.Kind != PodDeleted || r.Edge.Seq != 0 || len(r.Edge.Actions) != 0 {
+		if r.Edge == nil || r.Edge.Heard.Kind != PodDeleted || r.Edge.Seq != 0 || len(r.Edge.Actions()) != 0 {
 			t.Fatalf("edge step %+v", r.Edge)
 		}
 		if n := len(w.View(Edge).Log); n != logged {
@@ -220,7 +220,7 @@ func TestStep(t *testing.T) {
 	t.Run("a quiet edge side has nothing to handle", func(t *testing.T) {
 		w := New()
 		r := w.Step()
-		if r.Edge != nil || r.Level == nil || len(r.Level.Actions) != 0 {
+		if r.Edge != nil || r.Level == nil || len(r.Level.Actions()) != 0 {
 			t.Fatalf("step %+v", r)
 		}
 	})
@@ -300,7 +300,7 @@ func TestEdgeStopsAtTheQuota(t *testing.T) {
 	}
 	refused := false
 	for _, e := range v.Log {
-		for _, a := range e.Actions {
+		for _, a := range e.Actions() {
 			refused = refused || a.Kind == ActCreateRefused
 		}
 	}
@@ -317,9 +317,9 @@ func TestViewsAreCopies(t *testing.T) {
 	mustKill(t, w, "pod-1")
 	w.Advance(time.Second)
 	v := w.View(Level)
-	v.Log[0].Actions[0].Pod = "changed"
+	v.Log[0].Actions()[0].Pod = 999
 	v.Pods[0].Name = "changed"
-	if w.View(Level).Log[0].Actions[0].Pod == "changed" || w.View(Level).Pods[0].Name == "changed" {
+	if w.View(Level).Log[0].Actions()[0].Pod == 999 || w.View(Level).Pods[0].Name == "changed" {
 		t.Fatal("a view shares memory with the world")
 	}
 	if v := w.View(Side(7)); v.Side != Level {
