@@ -344,10 +344,17 @@ func TestPageFiles(t *testing.T) {
 		} else if resp, _ := ts.get(t, string(css), nil); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: the help's stylesheet %s: %s", tc.path, css, resp.Status)
 		}
-		if css := attr(page, "data-room-css"); !strings.HasPrefix(css, "/static/room.") {
-			t.Errorf("%s: data-room-css %q, want the rooms' stylesheet", tc.path, css)
-		} else if resp, _ := ts.get(t, css, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
-			t.Errorf("%s: the rooms' stylesheet %s: %s, %q", tc.path, css, resp.Status, resp.Header.Get("Cache-Control"))
+		// The rooms' stylesheet and script, for when the owner opens a room.
+		if room := strings.Fields(attr(page, "data-room")); len(room) != 2 ||
+			!strings.HasPrefix(room[0], "/static/room.") || path.Ext(room[0]) != ".css" ||
+			!strings.HasPrefix(room[1], "/static/room.") || path.Ext(room[1]) != ".js" {
+			t.Errorf("%s: data-room %q, want the rooms' stylesheet and script", tc.path, attr(page, "data-room"))
+		} else {
+			for _, ref := range room {
+				if resp, _ := ts.get(t, ref, nil); resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+					t.Errorf("%s: the rooms' %s: %s, %q", tc.path, ref, resp.Status, resp.Header.Get("Cache-Control"))
+				}
+			}
 		}
 	}
 }

@@ -103,7 +103,7 @@ func TestRoomOnOneServer(t *testing.T) {
 		t.Fatal("the room page has no banner or fork button")
 	}
 	if !strings.Contains(string(body), `<link rel="stylesheet" href="/static/room.css">`) || !strings.Contains(string(body), `<script src="/static/room.js" defer>`) ||
-		strings.Contains(string(body), "data-room-css") {
+		strings.Contains(string(body), "data-room=") {
 		t.Error("the room page does not link the rooms' stylesheet and script")
 	}
 	if strings.Contains(string(body), sid) {

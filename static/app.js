@@ -3,7 +3,8 @@
 // swaps, the timeline, keyboard shortcuts, the help dialog and the clock.
 // What only some pages do has a script of its own, linked only there:
 // chart.js (the demos with a chart), present.js (projector mode), embed.js
-// (the embed routes) and room.js (a room's page).
+// (the embed routes) and room.js (a room's page, and a room's owner once
+// the room opens).
 (function () {
   'use strict';
 
@@ -234,29 +235,20 @@
     });
   });
 
-  // The room panel folds its QR code away (on the projector it floats over
-  // the demo) and stays folded across the frames that redraw it. Its
-  // stylesheet is loaded when a room first opens: most pages never open one.
-  var roomFolded = false;
-  function foldRooms() {
-    var css = document.body.dataset.roomCss;
-    if (css && document.querySelector('.room-panel[data-open="true"]')) {
-      var link = document.createElement('link');
-      link.rel = 'stylesheet';
-      link.href = css;
-      document.head.append(link);
-      document.body.removeAttribute('data-room-css');
-    }
-    document.querySelectorAll('.room-panel[data-open="true"]').forEach(function (p) {
-      p.classList.toggle('folded', roomFolded);
-      var b = p.querySelector('[data-room-fold]');
-      if (b) b.setAttribute('aria-expanded', !roomFolded);
-    });
-  }
-  document.addEventListener('click', function (e) {
-    if (e.target.closest('[data-room-fold]')) { roomFolded = !roomFolded; foldRooms(); }
+  // A room's stylesheet and what its panel does (static/room.js) are
+  // loaded when the owner first opens a room: most pages never open one.
+  // The body names both (data-room: the sheet, then the script).
+  document.addEventListener('htmx:wsAfterMessage', function () {
+    var r = document.body.dataset.room;
+    if (!r || !document.querySelector('.room-panel[data-open="true"]')) return;
+    r = r.split(' ');
+    var link = document.createElement('link'), js = document.createElement('script');
+    link.rel = 'stylesheet';
+    link.href = r[0];
+    js.src = r[1];
+    document.head.append(link, js);
+    document.body.removeAttribute('data-room');
   });
-  document.addEventListener('htmx:wsAfterMessage', foldRooms);
 
   // The timeline. While it shows the present, the page runs its end on to
   // the clock (as it runs the clock) and keeps the link to the moment at
@@ -455,14 +447,12 @@
   function socketKey(url) { return String(url).split('/ws?')[1] || ''; }
   function demoSocket(d) { return socketKey(d.getAttribute('ws-connect')); }
   var asleep = false, hideTimer = null;
-  if (window.htmx) {
-    htmx.createWebSocket = function (url) {
-      var ws = new WebSocket(url, []);
-      ws.binaryType = htmx.config.wsBinaryType;
-      sockets[socketKey(url)] = ws;
-      return ws;
-    };
-  }
+  htmx.createWebSocket = function (url) {
+    var ws = new WebSocket(url, []);
+    ws.binaryType = htmx.config.wsBinaryType;
+    sockets[socketKey(url)] = ws;
+    return ws;
+  };
   function sleepSockets() {
     hideTimer = null;
     asleep = true;

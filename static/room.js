@@ -1,7 +1,9 @@
-// A room's page (linked by /room/<code> only): a follower watches the
+// Rooms. A room's page (/room/<code> links it): a follower watches the
 // teacher's demo. Its controls are disabled (the server refuses them
 // anyway), it looks at the room's past on its own, and "try it yourself"
-// carries the room's last state to a demo of the follower's own.
+// carries the room's last state to a demo of the follower's own. A demo's
+// page loads it when its owner first opens a room (static/app.js): the
+// panel folds its QR code away.
 (function () {
   'use strict';
 
@@ -36,6 +38,22 @@
     var q = 'moment=' + encodeURIComponent(panel.getAttribute('data-moment')) + '&at=' + encodeURIComponent(tl.value);
     if (document.documentElement.lang === 'en') q += '&lang=en';
     location.href = '/' + panel.getAttribute('data-kind') + '?' + q;
+  });
+  // The owner's room panel folds its QR code away (on the projector it
+  // floats over the demo) and stays folded across the frames that redraw
+  // it.
+  var folded = false;
+  function fold() {
+    document.querySelectorAll('.room-panel[data-open="true"]').forEach(function (p) {
+      p.classList.toggle('folded', folded);
+      var b = p.querySelector('[data-room-fold]');
+      if (b) b.setAttribute('aria-expanded', !folded);
+    });
+  }
+  fold();
+  document.addEventListener('htmx:wsAfterMessage', fold);
+  document.addEventListener('click', function (e) {
+    if (e.target.closest && e.target.closest('[data-room-fold]')) { folded = !folded; fold(); }
   });
   // The fork carries the room's last state as the demo's page carries its
   // own to another page of the site (static/app.js restores it).

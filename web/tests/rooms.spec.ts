@@ -34,6 +34,12 @@ test('a class follows the teacher, cannot act, forks, and is told when the room 
   const qr = await teacher.getByTestId('room-qr').boundingBox();
   expect(qr!.width, 'the QR code is large enough to scan').toBeGreaterThanOrEqual(200);
   await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '0');
+  // The panel folds its QR code away (it floats over the demo on the
+  // projector), and stays folded while frames redraw it (below).
+  const fold = teacher.locator('[data-room-fold]');
+  await fold.click();
+  await expect(fold).toHaveAttribute('aria-expanded', 'false');
+  await expect(teacher.getByTestId('room-qr')).toBeHidden();
 
   // Two students, on their own devices; one reads English.
   const ctxA = await browser.newContext();
@@ -48,6 +54,10 @@ test('a class follows the teacher, cannot act, forks, and is told when the room 
   await expect(pageB.locator('html')).toHaveAttribute('lang', 'en');
   await expect(en.getByTestId('desired')).toHaveAttribute('data-value', '3');
   await expect(teacher.getByTestId('room-followers')).toHaveAttribute('data-value', '2');
+  await expect(teacher.getByTestId('room-qr'), 'the panel stays folded as it is redrawn').toBeHidden();
+  await fold.click();
+  await expect(fold).toHaveAttribute('aria-expanded', 'true');
+  await expect(teacher.getByTestId('room-qr')).toBeVisible();
   for (const p of [pageA, pageB]) {
     expect(await p.content(), 'the teacher\'s session id reaches no follower').not.toContain(sid!);
   }
