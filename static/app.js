@@ -309,6 +309,8 @@
       .sort(function (a, b) { return a - b; });
   }
   function setTimeline(tl, ms) {
+    tl.asked = 1; // until the answer's range replaces it
+    if (+ms > +tl.max) tl.max = ms; // a range of the present not drawn to now: its max would clamp ms
     tl.value = ms;
     tl.dispatchEvent(new Event('change', { bubbles: true }));
   }
@@ -317,7 +319,12 @@
     if (!tl.matches || !tl.matches('[data-testid="timeline"]')) return;
     if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
     e.preventDefault();
-    var v = +tl.value, back = e.key === 'ArrowLeft';
+    // From the present (which a focused range may show long past: the page
+    // does not move it under the reader's hand), ← goes to the newest mark
+    // and → nowhere; a second press before the answer goes on from the first.
+    var back = e.key === 'ArrowLeft', live = tl.dataset.mode === 'live' && !tl.asked;
+    if (live && !back) return;
+    var v = live ? 1 / 0 : +tl.value;
     var to = marksOf(tl).filter(function (m) { return back ? m < v : m > v; })[back ? 'pop' : 'shift']();
     setTimeline(tl, to === undefined ? (back ? tl.min : tl.max) : to);
   }, true);
