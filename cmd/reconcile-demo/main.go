@@ -39,7 +39,7 @@ import (
 // instead of 28.1 (make capacity).
 //
 // Busy (at least busyRate actions a second): collections at 50 came twice
-// a second and made the slow tail of every action (README, "Performance");
+// a second and made the slow tail of every action (docs/performance-history.md);
 // at 1000, 2,000 pipeline sessions acting once a second kept p99 under
 // 15 ms, in about 450 MB. The heap's goal stays within gcBudget, or 70% of
 // GOMEMLIMIT when that is set. Since frames allocate a third of what they
@@ -48,7 +48,7 @@ import (
 // tenth of a busy triggers server's CPU. At 256 MB against 768, 2,000
 // sessions acting once a second cost 0.43–0.46 ms of CPU per triggers
 // action against 0.50–0.52, and 0.35–0.39 per pipeline action against
-// 0.42, with tails no longer (README, "Performance").
+// 0.42, with tails no longer (docs/performance-history.md).
 const (
 	gcQuiet  = 50
 	gcBusy   = 1000
