@@ -43,6 +43,8 @@ const SHOTS = [
   { name: 'projector-operator', path: '/operator?mode=present', viewport: { width: 1920, height: 1080 }, fullPage: false },
   { name: 'phone-reconcile', path: '/reconcile', viewport: { width: 360, height: 740 }, fullPage: true },
   { name: 'phone-operator-en', path: '/operator?lang=en', viewport: { width: 360, height: 740 }, fullPage: true },
+  // A teacher's projector with a room open: its code and QR code over the demo.
+  { name: 'projector-reconcile-room', path: '/reconcile?mode=present', viewport: { width: 1920, height: 1080 }, fullPage: false, room: true },
 ];
 
 test.describe('screenshots', { tag: '@screenshot' }, () => {
@@ -51,6 +53,12 @@ test.describe('screenshots', { tag: '@screenshot' }, () => {
       await page.setViewportSize(s.viewport);
       await open(page, s.path);
       await stage(page);
+      if (s.room) {
+        await rcDemo(page).getByTestId('room-open').click();
+        await expect(rcDemo(page).getByTestId('room-qr')).toBeVisible();
+        // Its stylesheet comes with the room: the panel is laid out by it.
+        await expect(rcDemo(page).getByTestId('room')).toHaveCSS('display', /grid|flex/);
+      }
       await page.screenshot({ path: path.join(DIR, `${s.name}.png`), fullPage: s.fullPage, animations: 'disabled' });
     });
   }
